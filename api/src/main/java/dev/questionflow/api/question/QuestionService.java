@@ -1,0 +1,134 @@
+package dev.questionflow.api.question;
+
+import dev.questionflow.api.config.CsProperties;
+import dev.questionflow.workflows.SearchAttributes;
+import dev.questionflow.workflows.question.Question;
+import dev.questionflow.workflows.question.Question.Tier;
+import dev.questionflow.workflows.question.QuestionPolicy;
+import dev.questionflow.workflows.question.QuestionStatus;
+import dev.questionflow.workflows.question.QuestionWorkflow;
+import dev.questionflow.workflows.question.Stage;
+import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
+import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowExecutionAlreadyStarted;
+import io.temporal.client.WorkflowNotFoundException;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowQueryException;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+import org.springframework.stereotype.Service;
+
+/** Starts question workflows and reads their status through workflow queries. */
+@Service
+public class QuestionService {
+
+  private static final Logger log = LoggerFactory.getLogger(QuestionService.class);
+
+  static final int DEFAULT_PRIORITY = 5;
+  static final int VIP_PRIORITY = 9;
+
+  private final WorkflowClient client;
+  private final QuestionPolicy policy;
+  private final String taskQueue;
+
+  public QuestionService(WorkflowClient client, CsProperties properties) {
+    this.client = client;
+    this.taskQueue = properties.taskQueue();
+    this.policy =
+        new QuestionPolicy(
+            properties.tickets().humanReplyWindow().toSeconds(), properties.tickets().promisedReply());
+  }
+
+  public Accepted ask(AskRequest request) {
+    String workflowId = WorkflowIds.forMessage(request.sessionId(), request.clientMsgId());
+    Tier tier = request.tier() == null ? Tier.STANDARD : request.tier();
+    int priority = tier == Tier.VIP ? VIP_PRIORITY : DEFAULT_PRIORITY;
+    String requestId = UUID.randomUUID().toString();
+    MDC.put("workflowId", workflowId);
+    MDC.put("requestId", requestId);
+    try {
+      Question question =
+          new Question(
+              request.sessionId(),
+              request.userId(),
+              request.clientMsgId(),
+              request.text(),
+              tier,
+              request.channel() == null ? "web" : request.channel(),
+              requestId,
+              priority,
+              policy);
+      QuestionWorkflow workflow =
+          client.newWorkflowStub(
+              QuestionWorkflow.class,
+              WorkflowOptions.newBuilder()
+                  .setTaskQueue(taskQueue)
+                  .setWorkflowId(workflowId)
+                  // a finished question with the same message ID is still the same question
+                  .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
+                  .setTypedSearchAttributes(
+                      io.temporal.common.SearchAttributes.newBuilder()
+                          .set(SearchAttributes.CUSTOMER_ID, request.userId())
+                          .set(SearchAttributes.SESSION_ID, request.sessionId())
+                          .set(SearchAttributes.STAGE, Stage.RECEIVED.name())
+                          .set(SearchAttributes.PRIORITY, (long) priority)
+                          .build())
+                  .build());
+      boolean duplicate = false;
+      try {
+        WorkflowExecution execution = WorkflowClient.start(workflow::answer, question);
+        log.info("question accepted, run {}", execution.getRunId());
+      } catch (WorkflowExecutionAlreadyStarted e) {
+        duplicate = true;
+        log.info("duplicate submit of an accepted question");
+      }
+      return new Accepted(workflowId, "/api/v1/questions/" + workflowId, duplicate);
+    } finally {
+      MDC.remove("workflowId");
+      MDC.remove("requestId");
+    }
+  }
+
+  public QuestionStatus status(String workflowId) {
+    if (!WorkflowIds.isQuestionId(workflowId)) {
+      throw new NotFoundException("no question with ID " + workflowId);
+    }
+    QuestionWorkflow workflow = client.newWorkflowStub(QuestionWorkflow.class, workflowId);
+    try {
+      return workflow.status();
+    } catch (WorkflowNotFoundException e) {
+      throw new NotFoundException("no question with ID " + workflowId);
+    } catch (WorkflowQueryException e) {
+      return failedOrRethrow(workflowId, e);
+    }
+  }
+
+  /** A workflow that was terminated or failed may not answer queries; report it as FAILED. */
+  private QuestionStatus failedOrRethrow(String workflowId, WorkflowQueryException e) {
+    WorkflowExecutionStatus status =
+        client
+            .getWorkflowServiceStubs()
+            .blockingStub()
+            .describeWorkflowExecution(
+                io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest.newBuilder()
+                    .setNamespace(client.getOptions().getNamespace())
+                    .setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId))
+                    .build())
+            .getWorkflowExecutionInfo()
+            .getStatus();
+    if (status == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING
+        || status == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED) {
+      throw e;
+    }
+    return new QuestionStatus(workflowId, Stage.FAILED, null, null, null, null);
+  }
+
+  /** Signals a staff reply to the question's workflow. */
+  public void deliverStaffReply(String workflowId, dev.questionflow.workflows.question.StaffReply reply) {
+    client.newWorkflowStub(QuestionWorkflow.class, workflowId).staffReply(reply);
+  }
+}

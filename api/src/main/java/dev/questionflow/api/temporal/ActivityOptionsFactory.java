@@ -1,0 +1,52 @@
+package dev.questionflow.api.temporal;
+
+import dev.questionflow.api.config.CsProperties;
+import dev.questionflow.api.config.CsProperties.StageOptions;
+import dev.questionflow.workflows.ActivityStages;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.common.RetryOptions;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Turns the per-stage options of application.yml into per-activity-type ActivityOptions. */
+public final class ActivityOptionsFactory {
+
+  private ActivityOptionsFactory() {}
+
+  public static Map<String, ActivityOptions> byActivityType(Map<String, StageOptions> stages) {
+    Map<String, ActivityOptions> byType = new HashMap<>();
+    ActivityStages.ACTIVITY_TYPES.forEach(
+        (stage, types) -> {
+          StageOptions options = stages.get(stage);
+          if (options == null) {
+            throw new IllegalStateException("cs.activities." + stage + " is missing in application.yml");
+          }
+          types.forEach(type -> byType.put(type, toActivityOptions(options)));
+        });
+    return byType;
+  }
+
+  static ActivityOptions toActivityOptions(StageOptions stage) {
+    ActivityOptions.Builder builder =
+        ActivityOptions.newBuilder().setStartToCloseTimeout(stage.startToCloseTimeout());
+    if (stage.scheduleToCloseTimeout() != null) {
+      builder.setScheduleToCloseTimeout(stage.scheduleToCloseTimeout());
+    }
+    CsProperties.Retry retry = stage.retry();
+    if (retry != null) {
+      RetryOptions.Builder policy =
+          RetryOptions.newBuilder()
+              .setMaximumAttempts(retry.maxAttempts())
+              .setInitialInterval(retry.initialInterval())
+              .setBackoffCoefficient(retry.backoffCoefficient())
+              .setMaximumInterval(retry.maxInterval());
+      List<String> nonRetryable = retry.nonRetryableErrorTypes();
+      if (nonRetryable != null && !nonRetryable.isEmpty()) {
+        policy.setDoNotRetry(nonRetryable.toArray(String[]::new));
+      }
+      builder.setRetryOptions(policy.build());
+    }
+    return builder.build();
+  }
+}

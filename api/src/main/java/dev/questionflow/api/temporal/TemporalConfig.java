@@ -1,0 +1,30 @@
+package dev.questionflow.api.temporal;
+
+import dev.questionflow.api.config.CsProperties;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.spring.boot.WorkflowImplementationOptionsCustomizer;
+import io.temporal.worker.Worker;
+import io.temporal.common.metadata.POJOWorkflowMethodMetadata;
+import java.util.Map;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+@Configuration(proxyBeanMethods = false)
+class TemporalConfig {
+
+  /** Applies the per-stage timeouts and retry policies of application.yml to every workflow implementation. */
+  @Bean
+  WorkflowImplementationOptionsCustomizer activityOptionsFromConfig(CsProperties properties) {
+    Map<String, ActivityOptions> byType = ActivityOptionsFactory.byActivityType(properties.activities());
+    return new WorkflowImplementationOptionsCustomizer() {
+      @Override
+      public io.temporal.worker.WorkflowImplementationOptions.Builder customize(
+          io.temporal.worker.WorkflowImplementationOptions.Builder options,
+          Worker worker,
+          Class<?> clazz,
+          POJOWorkflowMethodMetadata workflowMethod) {
+        return options.setActivityOptions(byType);
+      }
+    };
+  }
+}

@@ -1,0 +1,170 @@
+package dev.questionflow.api.question;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.webmvc.test.autoconfigure.AutoConfigureMockMvc;
+import org.springframework.http.MediaType;
+import org.springframework.test.web.servlet.MockMvc;
+
+/**
+ * The HTTP API on the embedded default (the SDK's in-process Temporal server, in-memory inbox, no model): the
+ * whole question flow and every kind of bad input.
+ */
+@SpringBootTest(properties = {"spring.temporal.test-server.enabled=true", "cs.faq.index-dir="})
+@AutoConfigureMockMvc
+class QuestionApiTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @Autowired MockMvc mvc;
+
+  private JsonNode ask(String body) throws Exception {
+    String response =
+        mvc.perform(post("/api/v1/questions").contentType(MediaType.APPLICATION_JSON).content(body))
+            .andExpect(status().isAccepted())
+            .andReturn()
+            .getResponse()
+            .getContentAsString();
+    return JSON.readTree(response);
+  }
+
+  private JsonNode awaitStage(String workflowId, String stage) throws Exception {
+    Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
+    JsonNode status;
+    do {
+      String body =
+          mvc.perform(get("/api/v1/questions/" + workflowId))
+              .andExpect(status().isOk())
+              .andReturn()
+              .getResponse()
+              .getContentAsString();
+      status = JSON.readTree(body);
+      if (stage.equals(status.path("stage").asText())) {
+        return status;
+      }
+      Thread.sleep(100); // polling interval of this test client, not a timing assumption
+    } while (Instant.now().isBefore(deadline));
+    throw new AssertionError("question " + workflowId + " did not reach " + stage + "; last status " + status);
+  }
+
+  @Test
+  void aCardQuestionIsAnsweredFromTheFaqWhenNoModelIsConfigured() throws Exception {
+    JsonNode accepted =
+        ask("{\"sessionId\":\"api-s1\",\"userId\":\"u1\",\"clientMsgId\":\"m1\","
+            + "\"text\":\"I still have not received my new card\"}");
+    String workflowId = accepted.get("workflowId").asText();
+    assertThat(accepted.get("duplicate").asBoolean()).isFalse();
+    assertThat(accepted.get("statusUrl").asText()).isEqualTo("/api/v1/questions/" + workflowId);
+
+    JsonNode answered = awaitStage(workflowId, "ANSWERED");
+
+    assertThat(answered.at("/answer/level").asText()).isEqualTo("FAQ");
+    assertThat(answered.at("/answer/faqId").asText()).isEqualTo("card_arrival");
+    assertThat(answered.at("/answer/notice").asText()).contains("Simplified mode");
+  }
+
+  @Test
+  void aRepeatedSubmitReturnsTheSameWorkflowAsDuplicate() throws Exception {
+    String body = "{\"sessionId\":\"api-s2\",\"userId\":\"u1\",\"clientMsgId\":\"m1\",\"text\":\"How do I top up?\"}";
+    JsonNode first = ask(body);
+    JsonNode second = ask(body);
+
+    assertThat(second.get("workflowId").asText()).isEqualTo(first.get("workflowId").asText());
+    assertThat(first.get("duplicate").asBoolean()).isFalse();
+    assertThat(second.get("duplicate").asBoolean()).isTrue();
+  }
+
+  @Test
+  void anUnanswerableQuestionIsTicketedAndAStaffReplyAnswersIt() throws Exception {
+    String workflowId =
+        ask("{\"sessionId\":\"api-s3\",\"userId\":\"u1\",\"clientMsgId\":\"m1\","
+                + "\"text\":\"What is the airspeed velocity of an unladen swallow?\"}")
+            .get("workflowId")
+            .asText();
+    JsonNode ticketed = awaitStage(workflowId, "TICKETED");
+    String ticketId = ticketed.at("/answer/ticketId").asText();
+    assertThat(ticketed.at("/answer/level").asText()).isEqualTo("TICKET");
+
+    mvc.perform(get("/api/v1/tickets"))
+        .andExpect(status().isOk())
+        .andExpect(jsonPath("$[?(@.ticketId == '" + ticketId + "')].workflowId").value(workflowId));
+    mvc.perform(
+            post("/api/v1/tickets/" + ticketId + "/reply")
+                .contentType(MediaType.APPLICATION_JSON)
+                .content("{\"agent\":\"alice\",\"text\":\"About 11 metres per second.\"}"))
+        .andExpect(status().isAccepted());
+
+    JsonNode answered = awaitStage(workflowId, "ANSWERED");
+    assertThat(answered.at("/answer/level").asText()).isEqualTo("HUMAN");
+    assertThat(answered.at("/answer/text").asText()).isEqualTo("About 11 metres per second.");
+    mvc.perform(
+            post("/api/v1/tickets/" + ticketId + "/reply")
+                .contentType(MediaType.APPLICATION_JSON)
+                .content("{\"agent\":\"bob\",\"text\":\"again\"}"))
+        .andExpect(status().isConflict());
+  }
+
+  static Stream<Arguments> badBodies() {
+    String longText = "a".repeat(2001);
+    return Stream.of(
+        Arguments.of("empty text", "{\"sessionId\":\"SID\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"\"}", "text"),
+        Arguments.of("blank text", "{\"sessionId\":\"SID\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"   \"}", "text"),
+        Arguments.of("over-long text",
+            "{\"sessionId\":\"SID\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"" + longText + "\"}", "text"),
+        Arguments.of("missing clientMsgId", "{\"sessionId\":\"SID\",\"userId\":\"u\",\"text\":\"hi\"}", "clientMsgId"),
+        Arguments.of("missing sessionId", "{\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"hi\"}", "sessionId"),
+        Arguments.of("missing userId", "{\"sessionId\":\"SID\",\"clientMsgId\":\"m\",\"text\":\"hi\"}", "userId"),
+        Arguments.of("malformed JSON", "{\"sessionId\":\"SID\",\"userId\":\"u\",", "malformed JSON"),
+        Arguments.of("empty body", "", "body"),
+        Arguments.of("number as text", "{\"sessionId\":\"SID\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":123}", "text"),
+        Arguments.of("array as ID", "{\"sessionId\":[\"SID\"],\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"hi\"}", "sessionId"),
+        Arguments.of("unknown tier",
+            "{\"sessionId\":\"SID\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"hi\",\"tier\":\"GOLD\"}", "tier"),
+        Arguments.of("odd characters in ID",
+            "{\"sessionId\":\"bad/../x\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"hi\"}", "sessionId"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("badBodies")
+  void badInputGetsA400ProblemNamingItAndStartsNothing(String name, String body, String named) throws Exception {
+    String session = "bad-" + Integer.toHexString(name.hashCode());
+    mvc.perform(
+            post("/api/v1/questions").contentType(MediaType.APPLICATION_JSON).content(body.replace("SID", session)))
+        .andExpect(status().isBadRequest())
+        .andExpect(content().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON))
+        .andExpect(jsonPath("$.status").value(400))
+        .andExpect(jsonPath("$.detail").value(org.hamcrest.Matchers.containsString(named)))
+        .andExpect(jsonPath("$.trace").doesNotExist());
+
+    // nothing was started: the same IDs submitted properly are not a duplicate
+    JsonNode accepted =
+        ask("{\"sessionId\":\"" + session + "\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"hi\"}");
+    assertThat(accepted.get("duplicate").asBoolean()).isFalse();
+  }
+
+  @Test
+  void unknownQuestionIs404() throws Exception {
+    mvc.perform(get("/api/v1/questions/q-00000000000000000000000000000000"))
+        .andExpect(status().isNotFound())
+        .andExpect(content().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON));
+    mvc.perform(get("/api/v1/questions/not-a-question")).andExpect(status().isNotFound());
+    mvc.perform(get("/api/v1/questions/q-00000000000000000000000000000000/events")).andExpect(status().isNotFound());
+    mvc.perform(get("/api/v1/tickets/T-nope")).andExpect(status().isNotFound());
+  }
+}

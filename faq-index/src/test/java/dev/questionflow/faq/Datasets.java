@@ -1,0 +1,174 @@
+package dev.questionflow.faq;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+
+/** Test helper: the shared datasets (BANKING77 train split, CLINC150 out-of-scope), when present. */
+final class Datasets {
+
+    /** A labelled question. */
+    record Example(String text, String label) {
+    }
+
+    /** A stratified split of train.csv. */
+    record Split(List<Example> train, List<Example> validation) {
+    }
+
+    private Datasets() {
+    }
+
+    /** {@code <module>/../../shared/datasets} (the repo is cloned with {@code shared/} beside it). */
+    static Path root() {
+        return Path.of("").toAbsolutePath().resolve("../../shared/datasets").normalize();
+    }
+
+    static Path banking77() {
+        return root().resolve("banking77");
+    }
+
+    static boolean banking77Present() {
+        return Files.isRegularFile(banking77().resolve("train.csv"));
+    }
+
+    static boolean oosPresent() {
+        return Files.isRegularFile(root().resolve("clinc150-oos/oos_val.tsv"));
+    }
+
+    static String normalise(String s) {
+        return String.join(" ", s.trim().split("\\s+"));
+    }
+
+    static List<Example> banking77Train() {
+        List<List<String>> rows = readCsv(banking77().resolve("train.csv"));
+        List<Example> out = new ArrayList<>();
+        for (List<String> row : rows.subList(1, rows.size())) { // header text,category
+            out.add(new Example(normalise(row.get(0)), row.get(1)));
+        }
+        return out;
+    }
+
+    /** The questions of a CLINC150 out-of-scope file ({@code oos_train.tsv} or {@code oos_val.tsv}). */
+    static List<String> oos(String file) {
+        try {
+            List<String> lines = Files.readAllLines(root().resolve("clinc150-oos").resolve(file), StandardCharsets.UTF_8);
+            List<String> out = new ArrayList<>();
+            for (String line : lines.subList(1, lines.size())) {
+                if (!line.isBlank()) {
+                    out.add(line.split("\t", 2)[0]);
+                }
+            }
+            return out;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Per label, a seeded shuffle; the first {@code round(n * fraction)} (at least 1) go to validation. */
+    static Split stratified(List<Example> all, double fraction, long seed) {
+        Map<String, List<Example>> byLabel = new LinkedHashMap<>();
+        for (Example e : all) {
+            byLabel.computeIfAbsent(e.label(), k -> new ArrayList<>()).add(e);
+        }
+        Random random = new Random(seed);
+        List<Example> train = new ArrayList<>();
+        List<Example> validation = new ArrayList<>();
+        for (List<Example> group : byLabel.values()) {
+            List<Example> shuffled = new ArrayList<>(group);
+            Collections.shuffle(shuffled, random);
+            int n = Math.max(1, (int) Math.round(shuffled.size() * fraction));
+            validation.addAll(shuffled.subList(0, n));
+            train.addAll(shuffled.subList(n, shuffled.size()));
+        }
+        // no leak: a validation text never stays in training, even when train.csv holds it twice
+        Set<String> held = new HashSet<>();
+        validation.forEach(e -> held.add(e.text()));
+        train.removeIf(e -> held.contains(e.text()));
+        return new Split(train, validation);
+    }
+
+    /** The pack with its phrasings replaced by the given training examples (question, keywords unchanged). */
+    static FaqPack withPhrasings(FaqPack pack, List<Example> train) {
+        Map<String, List<String>> phrasings = new LinkedHashMap<>();
+        for (Example e : train) {
+            phrasings.computeIfAbsent(e.label(), k -> new ArrayList<>()).add(e.text());
+        }
+        List<FaqEntry> entries = new ArrayList<>();
+        for (FaqEntry e : pack.entries()) {
+            entries.add(new FaqEntry(e.id(), e.question(), e.answer(), phrasings.getOrDefault(e.id(), List.of()),
+                    e.keywords(), e.category()));
+        }
+        return new FaqPack(pack.id(), pack.name(), pack.language(), pack.attribution(), entries, pack.intentRules());
+    }
+
+    /** RFC 4180 CSV: quoted fields may hold commas, doubled quotes and line breaks. */
+    static List<List<String>> readCsv(Path file) {
+        try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            List<List<String>> rows = new ArrayList<>();
+            List<String> row = new ArrayList<>();
+            StringBuilder field = new StringBuilder();
+            boolean quoted = false;
+            boolean any = false;
+            int c;
+            while ((c = r.read()) != -1) {
+                any = true;
+                char ch = (char) c;
+                if (quoted) {
+                    if (ch == '"') {
+                        r.mark(1);
+                        int next = r.read();
+                        if (next == '"') {
+                            field.append('"');
+                        } else {
+                            quoted = false;
+                            if (next != -1) {
+                                r.reset();
+                            }
+                        }
+                    } else {
+                        field.append(ch);
+                    }
+                } else if (ch == '"') {
+                    quoted = true;
+                } else if (ch == ',') {
+                    row.add(field.toString());
+                    field.setLength(0);
+                } else if (ch == '\n' || ch == '\r') {
+                    if (ch == '\r') {
+                        r.mark(1);
+                        if (r.read() != '\n') {
+                            r.reset();
+                        }
+                    }
+                    row.add(field.toString());
+                    field.setLength(0);
+                    if (!(row.size() == 1 && row.get(0).isEmpty())) {
+                        rows.add(row);
+                    }
+                    row = new ArrayList<>();
+                    any = false;
+                } else {
+                    field.append(ch);
+                }
+            }
+            if (any) {
+                row.add(field.toString());
+                rows.add(row);
+            }
+            return rows;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

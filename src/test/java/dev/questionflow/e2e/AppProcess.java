@@ -1,0 +1,176 @@
+package dev.questionflow.e2e;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** The packaged app (api/target/questionflow-exec.jar) as a real OS process, as an operator runs it. */
+final class AppProcess implements AutoCloseable {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+  private final Map<String, String> env;
+  private final Path log;
+  private final int port;
+  private Process process;
+
+  private AppProcess(Map<String, String> env, Path log, int port) {
+    this.env = env;
+    this.log = log;
+    this.port = port;
+  }
+
+  /** Starts the app against the dev server and Redis given to the tests, plus the given overrides. */
+  static AppProcess start(String name, Map<String, String> overrides) throws Exception {
+    int port = freePort();
+    Map<String, String> env = new HashMap<>();
+    env.put("TEMPORAL_ADDRESS", Infra.temporalAddress());
+    env.put("REDIS_URL", Infra.redisUrl());
+    env.put("PORT", String.valueOf(port));
+    env.put("FAQ_INDEX_DIR", Infra.workDir().resolve("faq-index").toString());
+    env.put("LLM_BASE_URL", "");
+    env.putAll(overrides);
+    Path log = Infra.workDir().resolve(name + ".log");
+    AppProcess app = new AppProcess(env, log, port);
+    app.launch();
+    return app;
+  }
+
+  private void launch() throws Exception {
+    Path jar = Path.of(System.getProperty("app.jar", "api/target/questionflow-exec.jar"));
+    if (!Files.exists(jar)) {
+      throw new IllegalStateException("the app jar is missing: " + jar.toAbsolutePath() + " (run mvn package)");
+    }
+    ProcessBuilder builder =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx512m",
+                "-XX:TieredStopAtLevel=1",
+                "-jar",
+                jar.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    builder.environment().putAll(env);
+    process = builder.start();
+    awaitHealthy(Duration.ofSeconds(120));
+  }
+
+  private void awaitHealthy(Duration timeout) throws Exception {
+    Instant deadline = Instant.now().plus(timeout);
+    while (Instant.now().isBefore(deadline)) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException("the app exited with " + process.exitValue() + "; log tail:\n" + logTail());
+      }
+      try {
+        HttpResponse<String> health = get("/actuator/health");
+        if (health.statusCode() == 200) {
+          return;
+        }
+      } catch (IOException notYet) {
+        // not listening yet
+      }
+      Thread.sleep(250);
+    }
+    throw new IllegalStateException("the app did not become healthy in " + timeout + "; log tail:\n" + logTail());
+  }
+
+  String logTail() throws IOException {
+    List<String> lines = Files.readAllLines(log);
+    return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+  }
+
+  URI uri(String path) {
+    return URI.create("http://127.0.0.1:" + port + path);
+  }
+
+  HttpResponse<String> get(String path) throws IOException, InterruptedException {
+    return HTTP.send(
+        HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(10)).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  HttpResponse<String> post(String path, String json) throws IOException, InterruptedException {
+    return HTTP.send(
+        HttpRequest.newBuilder(uri(path))
+            .timeout(Duration.ofSeconds(10))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(json))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** POSTs a question and returns the 202 body. */
+  JsonNode ask(String sessionId, String clientMsgId, String text) throws Exception {
+    String body =
+        JSON.writeValueAsString(
+            Map.of("sessionId", sessionId, "userId", "user-" + sessionId, "clientMsgId", clientMsgId, "text", text));
+    HttpResponse<String> response = post("/api/v1/questions", body);
+    if (response.statusCode() != 202) {
+      throw new AssertionError("POST answered " + response.statusCode() + ": " + response.body());
+    }
+    return JSON.readTree(response.body());
+  }
+
+  JsonNode status(String workflowId) throws Exception {
+    HttpResponse<String> response = get("/api/v1/questions/" + workflowId);
+    if (response.statusCode() != 200) {
+      throw new AssertionError("GET status answered " + response.statusCode() + ": " + response.body());
+    }
+    return JSON.readTree(response.body());
+  }
+
+  /** Polls the status URL until the stage is reached (or fails with the last status seen). */
+  JsonNode awaitStage(String workflowId, String stage, Duration timeout) throws Exception {
+    Instant deadline = Instant.now().plus(timeout);
+    JsonNode status = null;
+    while (Instant.now().isBefore(deadline)) {
+      status = status(workflowId);
+      if (stage.equals(status.path("stage").asText())) {
+        return status;
+      }
+      Thread.sleep(200); // this client's polling interval
+    }
+    throw new AssertionError(workflowId + " did not reach " + stage + " in " + timeout + "; last: " + status);
+  }
+
+  /** The crash the SPEC guards against: no shutdown hooks, no graceful drain. */
+  void kill9() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor(30, TimeUnit.SECONDS);
+  }
+
+  /** Starts the same app again (same port, same environment). */
+  void restart() throws Exception {
+    launch();
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    if (process != null && process.isAlive()) {
+      process.destroy();
+      if (!process.waitFor(30, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+      }
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+}

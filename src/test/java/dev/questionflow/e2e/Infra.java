@@ -1,0 +1,110 @@
+package dev.questionflow.e2e;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowClientOptions;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The real services these tests need: the Temporal dev server and Redis, started by bin/test (bin/dev-services).
+ * They are required, not optional: a missing service fails the tests instead of skipping them.
+ */
+final class Infra {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static Path workDir;
+
+  private Infra() {}
+
+  static String temporalAddress() {
+    return env("IT_TEMPORAL_ADDRESS", "127.0.0.1:7233");
+  }
+
+  static String redisUrl() {
+    return env("IT_REDIS_URL", "redis://127.0.0.1:6379");
+  }
+
+  static String namespace() {
+    return "default";
+  }
+
+  private static String env(String name, String fallback) {
+    String value = System.getenv(name);
+    return value == null || value.isBlank() ? fallback : value;
+  }
+
+  static synchronized Path workDir() throws IOException {
+    if (workDir == null) {
+      workDir = Files.createDirectories(Path.of("target", "e2e-work")).toAbsolutePath();
+    }
+    return workDir;
+  }
+
+  /** A task queue of its own per test class, so app instances of other tests never take its work. */
+  static String uniqueTaskQueue(String prefix) {
+    return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  static WorkflowClient temporalClient() {
+    WorkflowServiceStubs stubs =
+        WorkflowServiceStubs.newServiceStubs(
+            WorkflowServiceStubsOptions.newBuilder().setTarget(temporalAddress()).build());
+    return WorkflowClient.newInstance(
+        stubs, WorkflowClientOptions.newBuilder().setNamespace(namespace()).build());
+  }
+
+  /** The Temporal CLI as installed by bin/dev-services. */
+  static String temporalCli() {
+    Path installed = Path.of(System.getProperty("user.home"), ".local", "temporal", "bin", "temporal");
+    return Files.isExecutable(installed) ? installed.toString() : "temporal";
+  }
+
+  /** Runs a Temporal CLI command against the dev server with JSON output and parses it. */
+  static JsonNode temporalJson(String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of(temporalCli()));
+    command.addAll(List.of(args));
+    command.addAll(List.of("--address", temporalAddress(), "--namespace", namespace(), "--output", "json"));
+    Process process = new ProcessBuilder(command).redirectErrorStream(false).start();
+    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
+      throw new AssertionError(String.join(" ", command) + " failed: " + err + out);
+    }
+    return out.isBlank() ? JSON.createArrayNode() : JSON.readTree(out);
+  }
+
+  /** `temporal workflow list --output json` prints JSON lines or an array depending on version; read both. */
+  static List<JsonNode> temporalJsonList(String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of(temporalCli()));
+    command.addAll(List.of(args));
+    command.addAll(List.of("--address", temporalAddress(), "--namespace", namespace(), "--output", "json"));
+    Process process = new ProcessBuilder(command).start();
+    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+    String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
+      throw new AssertionError(String.join(" ", command) + " failed: " + err + out);
+    }
+    List<JsonNode> rows = new ArrayList<>();
+    if (out.isEmpty()) {
+      return rows;
+    }
+    if (out.startsWith("[")) {
+      JSON.readTree(out).forEach(rows::add);
+      return rows;
+    }
+    try (var parser = JSON.getFactory().createParser(out)) {
+      JSON.readValues(parser, JsonNode.class).forEachRemaining(rows::add);
+    }
+    return rows;
+  }
+}

@@ -1,0 +1,119 @@
+package dev.questionflow.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One question the whole way on the real dev server and Redis, with no model configured: the FAQ answers, the
+ * workflow and its search attributes are visible to the Temporal CLI, duplicates start nothing, and a question
+ * nothing can answer becomes a ticket in Redis that a staff reply turns into the answer.
+ */
+class QuestionFlowIT {
+
+  private static AppProcess app;
+  private static RedisClient redisClient;
+  private static StatefulRedisConnection<String, String> redis;
+  private final String session = "it-" + UUID.randomUUID().toString().substring(0, 8);
+
+  @BeforeAll
+  static void startApp() throws Exception {
+    app = AppProcess.start("question-flow", Map.of("TASK_QUEUE", Infra.uniqueTaskQueue("flow")));
+    redisClient = RedisClient.create(Infra.redisUrl());
+    redis = redisClient.connect();
+  }
+
+  @AfterAll
+  static void stopApp() throws Exception {
+    if (app != null) {
+      app.close();
+    }
+    if (redis != null) {
+      redis.close();
+      redisClient.shutdown();
+    }
+  }
+
+  @Test
+  void aCardQuestionIsAnsweredFromTheFaqAndVisibleToTheTemporalCli() throws Exception {
+    JsonNode accepted = app.ask(session, "m1", "I still have not received my new card");
+    String workflowId = accepted.get("workflowId").asText();
+
+    JsonNode answered = app.awaitStage(workflowId, "ANSWERED", Duration.ofSeconds(60));
+    assertThat(answered.at("/answer/level").asText()).isEqualTo("FAQ");
+    assertThat(answered.at("/answer/faqId").asText()).isEqualTo("card_arrival");
+
+    JsonNode describe = Infra.temporalJson("workflow", "describe", "--workflow-id", workflowId);
+    assertThat(describe.at("/workflowExecutionInfo/type/name").asText()).isEqualTo("QuestionWorkflow");
+    assertThat(describe.at("/workflowExecutionInfo/status").asText()).isEqualTo("WORKFLOW_EXECUTION_STATUS_COMPLETED");
+    assertThat(SearchAttributeValues.value(describe, "Stage").asText()).isEqualTo("ANSWERED");
+    assertThat(SearchAttributeValues.value(describe, "AnswerLevel").asText()).isEqualTo("FAQ");
+    assertThat(SearchAttributeValues.value(describe, "SessionId").asText()).isEqualTo(session);
+    assertThat(SearchAttributeValues.value(describe, "CustomerId").asText()).isEqualTo("user-" + session);
+    assertThat(SearchAttributeValues.value(describe, "Priority").asInt()).isEqualTo(5);
+
+    List<String> activityTypes =
+        Infra.temporalJsonList("workflow", "show", "--workflow-id", workflowId).stream()
+            .flatMap(node -> node.has("events") ? streamOf(node.get("events")) : java.util.stream.Stream.of(node))
+            .map(event -> event.at("/activityTaskScheduledEventAttributes/activityType/name").asText(""))
+            .filter(name -> !name.isEmpty())
+            .toList();
+    assertThat(activityTypes).containsExactly("ClassifyIntent", "RetrieveFaq", "GenerateAnswer", "RenderFaqAnswer");
+
+    await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+        assertThat(Infra.temporalJsonList("workflow", "list", "--query",
+                "SessionId='" + session + "' AND Stage='ANSWERED' AND AnswerLevel='FAQ'"))
+            .extracting(row -> row.at("/execution/workflowId").asText())
+            .containsExactly(workflowId));
+  }
+
+  @Test
+  void aRepeatedSubmitReturnsTheSameWorkflowAndStartsNoSecond() throws Exception {
+    JsonNode first = app.ask(session, "same-msg", "How do I top up my account?");
+    JsonNode second = app.ask(session, "same-msg", "How do I top up my account?");
+
+    assertThat(second.get("workflowId").asText()).isEqualTo(first.get("workflowId").asText());
+    assertThat(first.get("duplicate").asBoolean()).isFalse();
+    assertThat(second.get("duplicate").asBoolean()).isTrue();
+    await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+        assertThat(Infra.temporalJsonList("workflow", "list", "--query", "SessionId='" + session + "'"))
+            .hasSize(1));
+  }
+
+  @Test
+  void anUnanswerableQuestionBecomesARedisTicketThatAStaffReplyAnswers() throws Exception {
+    String workflowId =
+        app.ask(session, "m-oos", "What is the airspeed velocity of an unladen swallow?").get("workflowId").asText();
+
+    JsonNode ticketed = app.awaitStage(workflowId, "TICKETED", Duration.ofSeconds(60));
+    String ticketId = ticketed.at("/answer/ticketId").asText();
+    assertThat(ticketed.at("/answer/level").asText()).isEqualTo("TICKET");
+    assertThat(redis.sync().get("cs:ticket:" + ticketId)).contains(workflowId).contains("\"status\":\"OPEN\"");
+    assertThat(redis.sync().zscore("cs:tickets:OPEN", ticketId)).isNotNull();
+    assertThat(app.get("/api/v1/tickets?limit=500").body()).contains(ticketId);
+
+    var reply = app.post("/api/v1/tickets/" + ticketId + "/reply",
+        "{\"agent\":\"alice\",\"text\":\"About 11 metres per second.\"}");
+    assertThat(reply.statusCode()).isEqualTo(202);
+
+    JsonNode answered = app.awaitStage(workflowId, "ANSWERED", Duration.ofSeconds(30));
+    assertThat(answered.at("/answer/level").asText()).isEqualTo("HUMAN");
+    assertThat(answered.at("/answer/text").asText()).isEqualTo("About 11 metres per second.");
+    assertThat(redis.sync().get("cs:ticket:" + ticketId)).contains("\"status\":\"ANSWERED\"").contains("alice");
+    assertThat(redis.sync().zscore("cs:tickets:OPEN", ticketId)).isNull();
+  }
+
+  private static java.util.stream.Stream<JsonNode> streamOf(JsonNode array) {
+    return java.util.stream.StreamSupport.stream(array.spliterator(), false);
+  }
+}

@@ -1,0 +1,21 @@
+package dev.questionflow.workflows.generation;
+
+/**
+ * @param outcome ANSWERED with text, or NOT_CONFIGURED when no model endpoint is set (the ladder moves on; no text
+ *     is invented)
+ */
+public record GenerationResult(Outcome outcome, String text, String model) {
+
+  public enum Outcome {
+    ANSWERED,
+    NOT_CONFIGURED
+  }
+
+  public static GenerationResult notConfigured() {
+    return new GenerationResult(Outcome.NOT_CONFIGURED, null, null);
+  }
+
+  public boolean answered() {
+    return outcome == Outcome.ANSWERED;
+  }
+}

@@ -1,0 +1,3 @@
+package dev.questionflow.workflows.question;
+
+public record StaffReply(String ticketId, String agent, String text) {}

@@ -1,0 +1,3 @@
+package dev.questionflow.workflows.retrieval;
+
+public record RetrievalRequest(String text, int topK) {}

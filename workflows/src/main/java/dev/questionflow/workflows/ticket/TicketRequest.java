@@ -1,0 +1,14 @@
+package dev.questionflow.workflows.ticket;
+
+import java.util.List;
+
+/** Everything a person needs to answer without asking the customer again. */
+public record TicketRequest(
+    String workflowId,
+    String sessionId,
+    String userId,
+    String question,
+    String intent,
+    int priority,
+    List<String> candidateFaqIds,
+    String reason) {}

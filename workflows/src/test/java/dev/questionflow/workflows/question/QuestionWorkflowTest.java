@@ -1,0 +1,236 @@
+package dev.questionflow.workflows.question;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.questionflow.workflows.SearchAttributes;
+import dev.questionflow.workflows.generation.GenerationActivities;
+import dev.questionflow.workflows.generation.GenerationRequest;
+import dev.questionflow.workflows.generation.GenerationResult;
+import dev.questionflow.workflows.intent.IntentActivities;
+import dev.questionflow.workflows.intent.IntentResult;
+import dev.questionflow.workflows.retrieval.FaqHit;
+import dev.questionflow.workflows.retrieval.RetrievalActivities;
+import dev.questionflow.workflows.retrieval.RetrievalRequest;
+import dev.questionflow.workflows.retrieval.RetrievalResult;
+import dev.questionflow.workflows.template.TemplateActivities;
+import dev.questionflow.workflows.template.TemplateRequest;
+import dev.questionflow.workflows.ticket.TicketActivities;
+import dev.questionflow.workflows.ticket.TicketClosing;
+import dev.questionflow.workflows.ticket.TicketRef;
+import dev.questionflow.workflows.ticket.TicketRequest;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.common.RetryOptions;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.worker.Worker;
+import io.temporal.worker.WorkflowImplementationOptions;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The ladder's decisions on the SDK's in-process server with time skipping. The activities here are scripted
+ * stand-ins for the real ones (which have their own tests), so each path can be forced.
+ */
+class QuestionWorkflowTest {
+
+  private static final FaqHit CARD =
+      new FaqHit("card_arrival", "When will my card arrive?", "Within 3-5 working days.", 12.5);
+
+  private TestWorkflowEnvironment env;
+  private WorkflowClient client;
+  private final Scripted activities = new Scripted();
+
+  @BeforeEach
+  void start() {
+    env = TestWorkflowEnvironment.newInstance();
+    SearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(), key.getValueType()));
+    Worker worker = env.newWorker(QuestionWorkflow.TASK_QUEUE);
+    ActivityOptions options =
+        ActivityOptions.newBuilder()
+            .setStartToCloseTimeout(Duration.ofSeconds(5))
+            .setRetryOptions(
+                RetryOptions.newBuilder()
+                    .setMaximumAttempts(3)
+                    .setInitialInterval(Duration.ofMillis(200))
+                    .setMaximumInterval(Duration.ofMillis(500))
+                    .build())
+            .build();
+    worker.registerWorkflowImplementationTypes(
+        WorkflowImplementationOptions.newBuilder().setDefaultActivityOptions(options).build(),
+        QuestionWorkflowImpl.class);
+    worker.registerActivitiesImplementations(activities);
+    env.start();
+    client = env.getWorkflowClient();
+  }
+
+  @AfterEach
+  void stop() {
+    env.close();
+  }
+
+  private QuestionWorkflow workflow(String id) {
+    return client.newWorkflowStub(
+        QuestionWorkflow.class,
+        WorkflowOptions.newBuilder().setTaskQueue(QuestionWorkflow.TASK_QUEUE).setWorkflowId(id).build());
+  }
+
+  private static Question question(String text) {
+    return new Question("s1", "u1", "m1", text, Question.Tier.STANDARD, "web", "r1", 5,
+        new QuestionPolicy(3600, "We will reply within a day."));
+  }
+
+  @Test
+  void withAModelAndAMatchTheAnswerIsRagGroundedInTheFaq() {
+    activities.match = CARD;
+    activities.modelReply = "Your card arrives within 3-5 working days.";
+
+    Answer answer = workflow("q-rag").answer(question("Where is my card?"));
+
+    assertThat(answer.level()).isEqualTo(AnswerLevel.RAG);
+    assertThat(answer.faqId()).isEqualTo("card_arrival");
+    assertThat(answer.notice()).isNull();
+    assertThat(activities.generationRequests).singleElement()
+        .satisfies(r -> assertThat(r.knowledge()).containsExactly(CARD));
+  }
+
+  @Test
+  void withAModelAndNoMatchTheAnswerIsLlmOnly() {
+    activities.modelReply = "Happy to help.";
+
+    Answer answer = workflow("q-llm").answer(question("Hi there"));
+
+    assertThat(answer.level()).isEqualTo(AnswerLevel.LLM);
+    assertThat(activities.generationRequests.get(0).knowledge()).isEmpty();
+  }
+
+  @Test
+  void withoutAModelAMatchIsAnsweredFromTheFaqWithANotice() {
+    activities.match = CARD;
+
+    QuestionWorkflow workflow = workflow("q-faq");
+    Answer answer = workflow.answer(question("Where is my card?"));
+
+    assertThat(answer.level()).isEqualTo(AnswerLevel.FAQ);
+    assertThat(answer.notice()).isNotBlank();
+    assertThat(activities.templateReasons).containsExactly("model not configured");
+    assertThat(workflow.status().stage()).isEqualTo(Stage.ANSWERED);
+  }
+
+  @Test
+  void aFailingModelFallsBackToTheFaqAfterItsRetryPolicy() {
+    activities.match = CARD;
+    activities.modelFailure = ApplicationFailure.newFailure("HTTP 503", "InternalServerException");
+
+    Answer answer = workflow("q-fail").answer(question("Where is my card?"));
+
+    assertThat(answer.level()).isEqualTo(AnswerLevel.FAQ);
+    assertThat(activities.modelCalls.get()).isEqualTo(3);
+    assertThat(activities.templateReasons).containsExactly("model failed");
+  }
+
+  @Test
+  void aFailingIntentStageFallsBackToTheDefaultIntent() {
+    activities.match = CARD;
+    activities.intentFails = true;
+
+    QuestionWorkflow workflow = workflow("q-intent");
+    workflow.answer(question("Where is my card?"));
+
+    assertThat(workflow.status().intent()).isEqualTo(IntentActivities.DEFAULT_INTENT);
+  }
+
+  @Test
+  void nothingAnswersSoATicketIsOpenedAndAStaffReplyBecomesTheAnswer() {
+    QuestionWorkflow workflow = workflow("q-ticket");
+    WorkflowClient.start(workflow::answer, question("Why is the sky blue?"));
+
+    // the test server skips time while the workflow waits; wait here until the ticket exists
+    env.sleep(Duration.ofSeconds(1));
+    QuestionStatus ticketed = workflow.status();
+    assertThat(ticketed.stage()).isEqualTo(Stage.TICKETED);
+    assertThat(ticketed.answer().level()).isEqualTo(AnswerLevel.TICKET);
+    assertThat(ticketed.answer().ticketId()).isEqualTo("T-ticket");
+    assertThat(activities.ticketRequests).singleElement()
+        .satisfies(t -> assertThat(t.reason()).contains("no FAQ match"));
+
+    workflow.staffReply(new StaffReply("T-other", "mallory", "ignored: not this question's ticket"));
+    workflow.staffReply(new StaffReply("T-ticket", "alice", "Rayleigh scattering."));
+    Answer answer = client.newUntypedWorkflowStub("q-ticket").getResult(Answer.class);
+
+    assertThat(answer.level()).isEqualTo(AnswerLevel.HUMAN);
+    assertThat(answer.text()).isEqualTo("Rayleigh scattering.");
+    assertThat(activities.closings).containsExactly(new TicketClosing("T-ticket", "alice", "Rayleigh scattering."));
+  }
+
+  @Test
+  void aTicketWithoutReplyClosesAfterTheReplyWindow() {
+    Answer answer = workflow("q-window").answer(question("Why is the sky blue?"));
+
+    assertThat(answer.level()).isEqualTo(AnswerLevel.TICKET);
+    assertThat(answer.text()).isEqualTo("We will reply within a day.");
+    assertThat(activities.closings).isEmpty();
+  }
+
+  /** One object serving all five activity interfaces, scripted per test. */
+  static class Scripted
+      implements IntentActivities, RetrievalActivities, GenerationActivities, TemplateActivities, TicketActivities {
+    volatile FaqHit match;
+    volatile String modelReply;
+    volatile RuntimeException modelFailure;
+    volatile boolean intentFails;
+    final AtomicInteger modelCalls = new AtomicInteger();
+    final List<GenerationRequest> generationRequests = new CopyOnWriteArrayList<>();
+    final List<String> templateReasons = new CopyOnWriteArrayList<>();
+    final List<TicketRequest> ticketRequests = new CopyOnWriteArrayList<>();
+    final List<TicketClosing> closings = new CopyOnWriteArrayList<>();
+
+    @Override
+    public IntentResult classifyIntent(String text) {
+      if (intentFails) {
+        throw ApplicationFailure.newFailure("intent model down", "Unavailable");
+      }
+      return new IntentResult("card_question", "rules");
+    }
+
+    @Override
+    public RetrievalResult retrieveFaq(RetrievalRequest request) {
+      return match == null ? RetrievalResult.none("bm25") : new RetrievalResult(List.of(match), match, "bm25");
+    }
+
+    @Override
+    public GenerationResult generateAnswer(GenerationRequest request) {
+      modelCalls.incrementAndGet();
+      generationRequests.add(request);
+      if (modelFailure != null) {
+        throw modelFailure;
+      }
+      return modelReply == null
+          ? GenerationResult.notConfigured()
+          : new GenerationResult(GenerationResult.Outcome.ANSWERED, modelReply, "test-model");
+    }
+
+    @Override
+    public Answer renderFaqAnswer(TemplateRequest request) {
+      templateReasons.add(request.reason());
+      return new Answer("Within 3-5 working days.", AnswerLevel.FAQ, request.faqId(), null, "Simplified mode");
+    }
+
+    @Override
+    public TicketRef openTicket(TicketRequest request) {
+      ticketRequests.add(request);
+      return new TicketRef(TicketRef.idFor(request.workflowId()), false);
+    }
+
+    @Override
+    public void closeTicket(TicketClosing closing) {
+      closings.add(closing);
+    }
+  }
+}
