@@ -6,7 +6,12 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -21,6 +26,7 @@ import org.junit.jupiter.api.Test;
  */
 class QuestionFlowIT {
 
+  private static final ObjectMapper JSON = new ObjectMapper();
   private static AppProcess app;
   private static RedisClient redisClient;
   private static StatefulRedisConnection<String, String> redis;
@@ -102,6 +108,11 @@ class QuestionFlowIT {
     assertThat(redis.sync().zscore("cs:tickets:OPEN", ticketId)).isNotNull();
     assertThat(app.get("/api/v1/tickets?limit=500").body()).contains(ticketId);
 
+    // the inbox lives in Redis and the wait for a reply in Temporal: an app crash loses neither
+    app.kill9();
+    app.restart();
+    assertThat(app.get("/api/v1/tickets?limit=500").body()).contains(ticketId);
+
     var reply = app.post("/api/v1/tickets/" + ticketId + "/reply",
         "{\"agent\":\"alice\",\"text\":\"About 11 metres per second.\"}");
     assertThat(reply.statusCode()).isEqualTo(202);
@@ -111,6 +122,40 @@ class QuestionFlowIT {
     assertThat(answered.at("/answer/text").asText()).isEqualTo("About 11 metres per second.");
     assertThat(redis.sync().get("cs:ticket:" + ticketId)).contains("\"status\":\"ANSWERED\"").contains("alice");
     assertThat(redis.sync().zscore("cs:tickets:OPEN", ticketId)).isNull();
+  }
+
+  @Test
+  void theEventStreamReportsEachStageChangeAndEndsWithTheAnswer() throws Exception {
+    String workflowId = app.ask(session, "m-sse", "I still have not received my new card").get("workflowId").asText();
+
+    HttpResponse<java.util.stream.Stream<String>> stream = HttpClient.newHttpClient().send(
+        HttpRequest.newBuilder(app.uri("/api/v1/questions/" + workflowId + "/events"))
+            .timeout(Duration.ofSeconds(60)).header("Accept", "text/event-stream").build(),
+        HttpResponse.BodyHandlers.ofLines());
+    assertThat(stream.statusCode()).isEqualTo(200);
+    List<String> events = new ArrayList<>();
+    List<JsonNode> statuses = new ArrayList<>();
+    String answerData = null;
+    String event = null;
+    for (String line : (Iterable<String>) stream.body()::iterator) {
+      if (line.startsWith("event:")) {
+        event = line.substring(6).strip();
+        events.add(event);
+      } else if (line.startsWith("data:") && "status".equals(event)) {
+        statuses.add(JSON.readTree(line.substring(5)));
+      } else if (line.startsWith("data:") && "answer".equals(event)) {
+        answerData = line.substring(5);
+      }
+    }
+
+    assertThat(events).last().isEqualTo("answer");
+    for (int i = 1; i < statuses.size(); i++) {
+      assertThat(statuses.get(i)).as("an event is sent only on a change").isNotEqualTo(statuses.get(i - 1));
+    }
+    List<String> stages = statuses.stream().map(s -> s.path("stage").asText()).distinct().toList();
+    assertThat(List.of("RECEIVED", "PROCESSING", "ANSWERED")).containsSubsequence(stages);
+    assertThat(stages).last().isEqualTo("ANSWERED");
+    assertThat(JSON.readTree(answerData).path("faqId").asText()).isEqualTo("card_arrival");
   }
 
   private static java.util.stream.Stream<JsonNode> streamOf(JsonNode array) {

@@ -82,8 +82,8 @@ public final class KeywordFaqIndex implements AutoCloseable {
     /** Bump when the document layout or analysis changes, so stored indexes are rebuilt. */
     static final String INDEX_FORMAT = "faq-index/1";
 
-    static final int DEFAULT_HITS_TO_COLLECT = 50;
-    static final int DEFAULT_HITS_PER_FAQ = 3;
+    static final int DEFAULT_HITS_TO_COLLECT = 100;
+    static final int DEFAULT_HITS_PER_FAQ = 5;
     /** Abstain when {@link FaqMatch#score()} is below this. */
     static final double DEFAULT_MIN_SCORE = 0.10;
     /** Abstain when less than this share of the query's IDF mass is vocabulary of the best entry. */

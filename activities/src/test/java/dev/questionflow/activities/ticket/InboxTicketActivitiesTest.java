@@ -1,0 +1,122 @@
+package dev.questionflow.activities.ticket;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.questionflow.workflows.ticket.TicketClosing;
+import dev.questionflow.workflows.ticket.TicketRef;
+import dev.questionflow.workflows.ticket.TicketRequest;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Ticket hand-over: idempotent in the inbox, delivered to a (local, real HTTP) helpdesk exactly once. */
+class InboxTicketActivitiesTest {
+
+  private record Received(String idempotencyKey, String body) {}
+
+  private final List<Received> received = new CopyOnWriteArrayList<>();
+  private final AtomicInteger failuresLeft = new AtomicInteger();
+  private final HttpServer helpdesk = startHelpdesk();
+  private final InMemoryTicketInbox inbox = new InMemoryTicketInbox();
+  private final Clock clock = Clock.fixed(Instant.parse("2026-11-29T10:00:00Z"), ZoneOffset.UTC);
+
+  private HttpServer startHelpdesk() {
+    try {
+      HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+      server.createContext("/tickets", exchange -> {
+        String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+        if (failuresLeft.getAndDecrement() > 0) {
+          exchange.sendResponseHeaders(503, -1);
+        } else {
+          received.add(new Received(exchange.getRequestHeaders().getFirst("Idempotency-Key"), body));
+          exchange.sendResponseHeaders(201, -1);
+        }
+        exchange.close();
+      });
+      server.start();
+      return server;
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @AfterEach
+  void stop() {
+    helpdesk.stop(0);
+  }
+
+  private InboxTicketActivities activities(boolean withHelpdesk) {
+    Optional<HelpdeskWebhook> webhook =
+        withHelpdesk
+            ? Optional.of(new HelpdeskWebhook(
+                URI.create("http://127.0.0.1:" + helpdesk.getAddress().getPort() + "/tickets"), Duration.ofSeconds(2)))
+            : Optional.empty();
+    return new InboxTicketActivities(inbox, webhook, clock);
+  }
+
+  private static TicketRequest request(String workflowId) {
+    return new TicketRequest(workflowId, "s1", "u1", "Why is the sky blue?", "general_question", 5,
+        List.of("card_arrival"), "model not configured, no FAQ match");
+  }
+
+  @Test
+  void openingTwiceKeepsOneTicketInTheInbox() {
+    InboxTicketActivities tickets = activities(false);
+
+    TicketRef first = tickets.openTicket(request("q-abc"));
+    TicketRef second = tickets.openTicket(request("q-abc"));
+
+    assertThat(first.ticketId()).isEqualTo("T-abc").isEqualTo(second.ticketId());
+    assertThat(inbox.list(Ticket.Status.OPEN, 10)).singleElement()
+        .satisfies(t -> assertThat(t.question()).isEqualTo("Why is the sky blue?"));
+  }
+
+  @Test
+  void aFailingHelpdeskFailsTheAttemptButTheTicketIsAlreadySafeAndDeliveredOnceOnRetry() {
+    InboxTicketActivities tickets = activities(true);
+    failuresLeft.set(1);
+
+    assertThatThrownBy(() -> tickets.openTicket(request("q-def"))).hasMessageContaining("503");
+    assertThat(inbox.find("T-def")).isPresent();
+    assertThat(received).isEmpty();
+
+    TicketRef retried = tickets.openTicket(request("q-def"));
+    TicketRef again = tickets.openTicket(request("q-def"));
+
+    assertThat(retried.deliveredToHelpdesk()).isTrue();
+    assertThat(again.deliveredToHelpdesk()).isTrue();
+    assertThat(received).singleElement().satisfies(r -> {
+      assertThat(r.idempotencyKey()).isEqualTo("T-def");
+      assertThat(r.body()).contains("\"workflowId\":\"q-def\"").contains("Why is the sky blue?");
+    });
+  }
+
+  @Test
+  void closingRecordsTheReplyOnceAndMovesTheTicketOutOfOpen() {
+    InboxTicketActivities tickets = activities(false);
+    tickets.openTicket(request("q-ghi"));
+
+    tickets.closeTicket(new TicketClosing("T-ghi", "alice", "Rayleigh scattering."));
+    tickets.closeTicket(new TicketClosing("T-ghi", "bob", "a second, late reply"));
+
+    assertThat(inbox.list(Ticket.Status.OPEN, 10)).isEmpty();
+    assertThat(inbox.find("T-ghi")).get().satisfies(t -> {
+      assertThat(t.status()).isEqualTo(Ticket.Status.ANSWERED);
+      assertThat(t.agent()).isEqualTo("alice");
+      assertThat(t.reply()).isEqualTo("Rayleigh scattering.");
+    });
+  }
+}
