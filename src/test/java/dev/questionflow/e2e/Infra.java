@@ -71,29 +71,13 @@ final class Infra {
 
   /** Runs a Temporal CLI command against the dev server with JSON output and parses it. */
   static JsonNode temporalJson(String... args) throws Exception {
-    List<String> command = new ArrayList<>(List.of(temporalCli()));
-    command.addAll(List.of(args));
-    command.addAll(List.of("--address", temporalAddress(), "--namespace", namespace(), "--output", "json"));
-    Process process = new ProcessBuilder(command).redirectErrorStream(false).start();
-    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
-      throw new AssertionError(String.join(" ", command) + " failed: " + err + out);
-    }
-    return out.isBlank() ? JSON.createArrayNode() : JSON.readTree(out);
+    String out = runCli(args);
+    return out.isEmpty() ? JSON.createArrayNode() : JSON.readTree(out);
   }
 
   /** `temporal workflow list --output json` prints JSON lines or an array depending on version; read both. */
   static List<JsonNode> temporalJsonList(String... args) throws Exception {
-    List<String> command = new ArrayList<>(List.of(temporalCli()));
-    command.addAll(List.of(args));
-    command.addAll(List.of("--address", temporalAddress(), "--namespace", namespace(), "--output", "json"));
-    Process process = new ProcessBuilder(command).start();
-    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-    String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
-      throw new AssertionError(String.join(" ", command) + " failed: " + err + out);
-    }
+    String out = runCli(args);
     List<JsonNode> rows = new ArrayList<>();
     if (out.isEmpty()) {
       return rows;
@@ -106,5 +90,18 @@ final class Infra {
       JSON.readValues(parser, JsonNode.class).forEachRemaining(rows::add);
     }
     return rows;
+  }
+
+  private static String runCli(String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of(temporalCli()));
+    command.addAll(List.of(args));
+    command.addAll(List.of("--address", temporalAddress(), "--namespace", namespace(), "--output", "json"));
+    Process process = new ProcessBuilder(command).start();
+    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+    String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
+      throw new AssertionError(String.join(" ", command) + " failed: " + err + out);
+    }
+    return out;
   }
 }

@@ -85,7 +85,7 @@ public final class KeywordFaqIndex implements AutoCloseable {
     static final int DEFAULT_HITS_TO_COLLECT = 100;
     static final int DEFAULT_HITS_PER_FAQ = 5;
     /** Abstain when {@link FaqMatch#score()} is below this. */
-    static final double DEFAULT_MIN_SCORE = 0.10;
+    static final double DEFAULT_MIN_SCORE = 0.08;
     /** Abstain when less than this share of the query's IDF mass is vocabulary of the best entry. */
     static final double DEFAULT_MIN_COVERAGE = 0.60;
     /** Abstain when the query carries less information than this (sum of term IDFs; "card" alone is ~1.3). */
@@ -139,7 +139,6 @@ public final class KeywordFaqIndex implements AutoCloseable {
     private static final String UNREADABLE = "<unreadable>";
     private static final Map<Path, Object> DIR_LOCKS = new ConcurrentHashMap<>();
 
-    private final FaqPack pack;
     private final Map<String, FaqEntry> entries;
     private final Settings settings;
     private final Analyzer analyzer;
@@ -153,7 +152,6 @@ public final class KeywordFaqIndex implements AutoCloseable {
 
     private KeywordFaqIndex(FaqPack pack, Settings settings, Analyzer analyzer, Directory directory,
             boolean rebuilt) throws IOException {
-        this.pack = pack;
         this.settings = settings;
         this.analyzer = analyzer;
         this.directory = directory;
@@ -251,7 +249,10 @@ public final class KeywordFaqIndex implements AutoCloseable {
         return out;
     }
 
-    /** The best entry, or empty when the index abstains (no hits, score or margin to the runner-up too low). */
+    /**
+     * The best entry, or empty when the index abstains: no hits, or score, coverage or query information below
+     * the calibrated thresholds (see the class comment).
+     */
     public Optional<FaqMatch> best(String text) {
         List<Candidate> top = rank(text, 2);
         if (top.isEmpty()) {
@@ -274,10 +275,6 @@ public final class KeywordFaqIndex implements AutoCloseable {
     /** Number of FAQ entries. */
     public int size() {
         return entries.size();
-    }
-
-    FaqPack pack() {
-        return pack;
     }
 
     /** True when this instance (re)built its index, false when it reused a stored one. */

@@ -67,10 +67,11 @@ class TuningHarness {
                 sweep("cov" + cov + "+score", idx, split.validation(), oosTrain, oosVal, List.of(0.0, 0.1, 0.12,
                         0.15, 0.18, 0.2), c -> c.get(0).coverage() >= cov ? c.get(0).score() : -1);
             }
-            for (double m : List.of(0.01, 0.02, 0.03, 0.05)) {
-                sweep("cov.65+margin" + m, idx, split.validation(), oosTrain, oosVal, List.of(0.0, 0.1),
-                        c -> c.get(0).coverage() >= 0.65 && (c.size() < 2 || (c.get(0).score()
-                                - c.get(1).score()) / c.get(0).score() >= m) ? c.get(0).score() : -1);
+            for (double m : List.of(0.0, 0.01, 0.02, 0.03, 0.05, 0.1)) {
+                sweep("defaults+margin" + m, idx, split.validation(), oosTrain, oosVal, List.of(0.08),
+                        c -> c.get(0).coverage() >= 0.6 && c.get(0).maxPossible() >= 3.0 && (c.size() < 2
+                                || (c.get(0).score() - c.get(1).score()) / c.get(0).score() >= m)
+                                ? c.get(0).score() : -1);
             }
             for (double info : List.of(0.0, 2.0, 3.0, 3.5, 4.0, 5.0)) {
                 sweep("cov.6+info" + info, idx, split.validation(), oosTrain, oosVal, List.of(0.0, 0.08, 0.1, 0.12),
@@ -79,7 +80,7 @@ class TuningHarness {
             sweep("cov*score", idx, split.validation(), oosTrain, oosVal, List.of(0.05, 0.08, 0.1, 0.12, 0.14,
                     0.16, 0.18, 0.2), c -> c.get(0).coverage() * c.get(0).score());
             sweep("margin", idx, split.validation(), oosTrain, oosVal, List.of(0.0, 0.05, 0.1, 0.15, 0.2, 0.3),
-                    c -> c.size() < 2 ? 1 : (c.get(0).aggregate() - c.get(1).aggregate()) / c.get(0).aggregate());
+                    c -> c.size() < 2 ? 1 : (c.get(0).score() - c.get(1).score()) / c.get(0).score());
             sweep("aggregate", idx, split.validation(), oosTrain, oosVal, List.of(0.0, 5.0, 8.0, 10.0, 12.0, 15.0,
                     20.0), c -> c.get(0).aggregate());
             for (String q : oosVal.subList(0, 30)) {

@@ -4,12 +4,15 @@ import dev.questionflow.workflows.question.QuestionStatus;
 import io.swagger.v3.oas.annotations.Operation;
 import jakarta.validation.Valid;
 import java.net.URI;
+import java.util.UUID;
+import java.util.regex.Pattern;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
@@ -17,6 +20,9 @@ import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 @RestController
 @RequestMapping("/api/v1/questions")
 class QuestionController {
+
+  static final String REQUEST_ID = "X-Request-Id";
+  private static final Pattern SAFE_REQUEST_ID = Pattern.compile("[A-Za-z0-9._:-]{1,64}");
 
   private final QuestionService questions;
   private final StatusStreams streams;
@@ -28,9 +34,17 @@ class QuestionController {
 
   @Operation(summary = "Accept a question: starts its workflow and returns the workflow ID at once")
   @PostMapping(consumes = MediaType.APPLICATION_JSON_VALUE)
-  ResponseEntity<Accepted> ask(@Valid @RequestBody AskRequest request) {
-    Accepted accepted = questions.ask(request);
-    return ResponseEntity.accepted().location(URI.create(accepted.statusUrl())).body(accepted);
+  ResponseEntity<Accepted> ask(
+      @Valid @RequestBody AskRequest request,
+      @RequestHeader(name = REQUEST_ID, required = false) String requestId) {
+    String traced = requestId != null && SAFE_REQUEST_ID.matcher(requestId).matches()
+        ? requestId
+        : UUID.randomUUID().toString();
+    Accepted accepted = questions.ask(request, traced);
+    return ResponseEntity.accepted()
+        .location(URI.create(accepted.statusUrl()))
+        .header(REQUEST_ID, traced)
+        .body(accepted);
   }
 
   @Operation(summary = "Stage, queue position, ETA and answer of a question (a workflow query)")

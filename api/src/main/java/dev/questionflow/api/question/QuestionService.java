@@ -16,7 +16,6 @@ import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowQueryException;
-import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -43,11 +42,11 @@ public class QuestionService {
             properties.tickets().humanReplyWindow().toSeconds(), properties.tickets().promisedReply());
   }
 
-  public Accepted ask(AskRequest request) {
+  /** @param requestId the caller's X-Request-Id (or a generated one), kept in the workflow input and the logs */
+  public Accepted ask(AskRequest request, String requestId) {
     String workflowId = WorkflowIds.forMessage(request.sessionId(), request.clientMsgId());
     Tier tier = request.tier() == null ? Tier.STANDARD : request.tier();
     int priority = tier == Tier.VIP ? VIP_PRIORITY : DEFAULT_PRIORITY;
-    String requestId = UUID.randomUUID().toString();
     MDC.put("workflowId", workflowId);
     MDC.put("requestId", requestId);
     try {
