@@ -71,7 +71,7 @@ import org.slf4j.LoggerFactory;
  * (at most {@value #MAX_QUERY_TERMS} distinct terms), so no user input can cause a parse error; blank or
  * stop-word-only text gives no results. Searches are thread-safe (one {@link IndexSearcher}, reused).
  */
-public final class KeywordFaqIndex implements AutoCloseable {
+public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(KeywordFaqIndex.class);
 
@@ -241,6 +241,12 @@ public final class KeywordFaqIndex implements AutoCloseable {
     }
 
     /** Ranked distinct FAQ entries, best first; empty for blank or stop-word-only text. Never throws on input. */
+    @Override
+    public String level() {
+        return "keyword";
+    }
+
+    @Override
     public List<FaqMatch> search(String text, int topK) {
         List<FaqMatch> out = new ArrayList<>();
         for (Candidate c : rank(text, topK)) {
@@ -253,6 +259,7 @@ public final class KeywordFaqIndex implements AutoCloseable {
      * The best entry, or empty when the index abstains: no hits, or score, coverage or query information below
      * the calibrated thresholds (see the class comment).
      */
+    @Override
     public Optional<FaqMatch> best(String text) {
         List<Candidate> top = rank(text, 2);
         if (top.isEmpty()) {
