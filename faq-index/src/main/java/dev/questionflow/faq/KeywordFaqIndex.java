@@ -21,7 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.CharArraySet;
 import org.apache.lucene.analysis.TokenStream;
-import org.apache.lucene.analysis.cjk.CJKAnalyzer;
+import org.apache.lucene.analysis.cn.smart.SmartChineseAnalyzer;
 import org.apache.lucene.analysis.en.EnglishAnalyzer;
 import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
 import org.apache.lucene.document.Document;
@@ -80,7 +80,7 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
     static final String F_KIND = "kind";
     static final String FINGERPRINT_KEY = "questionflow.faq.fingerprint";
     /** Bump when the document layout or analysis changes, so stored indexes are rebuilt. */
-    static final String INDEX_FORMAT = "faq-index/1";
+    static final String INDEX_FORMAT = "faq-index/2"; // 2: zh analysed with SmartChineseAnalyzer (was CJKAnalyzer)
 
     static final int DEFAULT_HITS_TO_COLLECT = 100;
     static final int DEFAULT_HITS_PER_FAQ = 5;
@@ -134,6 +134,24 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
                 "someone", "anyone", "something", "anything", "get", "got", "know", "tell", "want", "need", "like",
                 "from", "about", "what", "what's", "whats", "which", "who", "how", "here", "there's", "some", "any"));
         EN_STOPWORDS = CharArraySet.unmodifiableSet(set);
+    }
+
+    /**
+     * SmartChineseAnalyzer's stop set (punctuation) plus particles, pronouns, question words and politeness that
+     * carry no FAQ topic ("请问一下", "怎么办", "吗" must not count against an entry's coverage). Negations (不, 没)
+     * and content characters are kept: SmartCN splits words it does not know into single characters
+     * (下单 -> 下 单, 收货 -> 收 货), so such characters must not be stop words.
+     */
+    static final CharArraySet ZH_STOPWORDS;
+
+    static {
+        CharArraySet set = new CharArraySet(SmartChineseAnalyzer.getDefaultStopSet(), true);
+        set.addAll(List.of("的", "地", "得", "了", "着", "过", "吗", "呢", "啊", "吧", "呀", "哦", "噢", "喔", "嘛", "么",
+                "哈", "啦", "呗", "哇", "嗯", "诶", "哎", "嘞", "咯", "我", "你", "您", "他", "她", "它", "我们", "你们",
+                "咱", "咱们", "请", "请问", "麻烦", "谢谢", "你好", "您好", "一下", "怎么", "怎么办", "怎么样", "怎样",
+                "如何", "什么", "啥", "咋", "咋办", "想", "要", "想要", "能", "可以", "是", "在", "有", "就", "都",
+                "也", "还", "和", "跟", "这", "那", "这个", "那个", "个"));
+        ZH_STOPWORDS = CharArraySet.unmodifiableSet(set);
     }
 
     private static final String UNREADABLE = "<unreadable>";
@@ -400,7 +418,7 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
 
     static Analyzer analyzer(FaqPack pack, Settings settings) {
         if ("zh".equals(pack.language())) {
-            return new CJKAnalyzer();
+            return settings.chatStopwords() ? new SmartChineseAnalyzer(ZH_STOPWORDS) : new SmartChineseAnalyzer();
         }
         return settings.chatStopwords() ? new EnglishAnalyzer(EN_STOPWORDS) : new EnglishAnalyzer();
     }

@@ -1,23 +1,43 @@
 package dev.questionflow.activities.intent;
 
+import dev.questionflow.faq.FaqMatcher;
 import dev.questionflow.faq.FaqPack;
 import dev.questionflow.faq.IntentRules;
 import dev.questionflow.workflows.intent.IntentActivities;
 import dev.questionflow.workflows.intent.IntentResult;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** First-level intent detection: the pack's keyword/regex rules, else the default "general question" intent. */
+/**
+ * Intent detection: the pack's keyword/regex rules first (complaints, asking for a person, fraud), then the FAQ
+ * matcher (a pack's entries are its intents, e.g. BANKING77's 77), else the default "general question" intent.
+ */
 public class RuleIntentActivities implements IntentActivities {
 
-  private final FaqPack pack;
+  private static final Logger log = LoggerFactory.getLogger(RuleIntentActivities.class);
 
-  public RuleIntentActivities(FaqPack pack) {
+  private final FaqPack pack;
+  private final FaqMatcher matcher;
+
+  public RuleIntentActivities(FaqPack pack, FaqMatcher matcher) {
     this.pack = pack;
+    this.matcher = matcher;
   }
 
   @Override
   public IntentResult classifyIntent(String text) {
-    return IntentRules.match(pack, text)
-        .map(intent -> new IntentResult(intent, "rules"))
-        .orElseGet(() -> new IntentResult(DEFAULT_INTENT, "default"));
+    var rule = IntentRules.match(pack, text);
+    if (rule.isPresent()) {
+      return new IntentResult(rule.get(), "rules");
+    }
+    try {
+      var match = matcher.best(text);
+      if (match.isPresent()) {
+        return new IntentResult(match.get().faqId(), matcher.level());
+      }
+    } catch (RuntimeException e) {
+      log.warn("FAQ matcher failed during intent detection, using the default intent: {}", e.toString());
+    }
+    return new IntentResult(DEFAULT_INTENT, "default");
   }
 }

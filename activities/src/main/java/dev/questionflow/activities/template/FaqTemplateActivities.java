@@ -28,6 +28,7 @@ public class FaqTemplateActivities implements TemplateActivities {
                 () ->
                     ApplicationFailure.newNonRetryableFailure(
                         "no FAQ entry " + request.faqId() + " in pack " + pack.id(), "UnknownFaqEntry"));
-    return new Answer(entry.answer().strip(), AnswerLevel.FAQ, entry.id(), null, NOTICE);
+    AnswerLevel level = request.level() == null ? AnswerLevel.FAQ : request.level();
+    return new Answer(entry.answer().strip(), level, entry.id(), null, NOTICE);
   }
 }

@@ -3,7 +3,7 @@ package dev.questionflow.api.config;
 import dev.questionflow.activities.generation.ModelSettings;
 import dev.questionflow.activities.generation.OpenAiGenerationActivities;
 import dev.questionflow.activities.intent.RuleIntentActivities;
-import dev.questionflow.activities.retrieval.Bm25RetrievalActivities;
+import dev.questionflow.activities.retrieval.FaqRetrievalActivities;
 import dev.questionflow.activities.template.FaqTemplateActivities;
 import dev.questionflow.activities.ticket.HelpdeskWebhook;
 import dev.questionflow.activities.ticket.InboxTicketActivities;
@@ -38,17 +38,17 @@ class ActivitiesConfig {
     if (dir == null || dir.isBlank()) {
       return KeywordFaqIndex.build(pack);
     }
-    return KeywordFaqIndex.open(pack, Path.of(dir).resolve(pack.id()));
+    return KeywordFaqIndex.open(pack, Path.of(dir).resolve(pack.id()).resolve("keyword"));
   }
 
   @Bean
-  RuleIntentActivities intentActivities(FaqPack pack) {
-    return new RuleIntentActivities(pack);
+  RuleIntentActivities intentActivities(FaqPack pack, KeywordFaqIndex index) {
+    return new RuleIntentActivities(pack, index);
   }
 
   @Bean
-  Bm25RetrievalActivities retrievalActivities(KeywordFaqIndex index) {
-    return new Bm25RetrievalActivities(index);
+  FaqRetrievalActivities retrievalActivities(KeywordFaqIndex index) {
+    return new FaqRetrievalActivities(null, index);
   }
 
   @Bean

@@ -69,8 +69,9 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
     reason = generated == null ? "model failed" : "model not configured";
 
     if (found.matched()) {
+      AnswerLevel level = RetrievalResult.KEYWORD.equals(found.method()) ? AnswerLevel.KEYWORD : AnswerLevel.FAQ;
       Answer faq =
-          templates.renderFaqAnswer(new TemplateRequest(found.best().faqId(), question.channel(), reason));
+          templates.renderFaqAnswer(new TemplateRequest(found.best().faqId(), question.channel(), reason, level));
       return finish(faq, Stage.ANSWERED);
     }
     return handOver(question, found, reason + ", no FAQ match");

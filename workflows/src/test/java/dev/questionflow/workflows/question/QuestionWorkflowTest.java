@@ -124,6 +124,16 @@ class QuestionWorkflowTest {
   }
 
   @Test
+  void aMatchFromTheKeywordMatcherIsAnsweredAtKeywordLevel() {
+    activities.match = CARD;
+    activities.retrievalMethod = RetrievalResult.KEYWORD;
+
+    Answer answer = workflow("q-keyword").answer(question("Where is my card?"));
+
+    assertThat(answer.level()).isEqualTo(AnswerLevel.KEYWORD);
+  }
+
+  @Test
   void aFailingModelFallsBackToTheFaqAfterItsRetryPolicy() {
     activities.match = CARD;
     activities.modelFailure = ApplicationFailure.newFailure("HTTP 503", "InternalServerException");
@@ -185,6 +195,7 @@ class QuestionWorkflowTest {
     volatile String modelReply;
     volatile RuntimeException modelFailure;
     volatile boolean intentFails;
+    volatile String retrievalMethod = RetrievalResult.SEMANTIC;
     final AtomicInteger modelCalls = new AtomicInteger();
     final List<GenerationRequest> generationRequests = new CopyOnWriteArrayList<>();
     final List<String> templateReasons = new CopyOnWriteArrayList<>();
@@ -201,7 +212,7 @@ class QuestionWorkflowTest {
 
     @Override
     public RetrievalResult retrieveFaq(RetrievalRequest request) {
-      return match == null ? RetrievalResult.none("bm25") : new RetrievalResult(List.of(match), match, "bm25");
+      return match == null ? RetrievalResult.none(retrievalMethod) : new RetrievalResult(List.of(match), match, retrievalMethod);
     }
 
     @Override
@@ -219,7 +230,7 @@ class QuestionWorkflowTest {
     @Override
     public Answer renderFaqAnswer(TemplateRequest request) {
       templateReasons.add(request.reason());
-      return new Answer("Within 3-5 working days.", AnswerLevel.FAQ, request.faqId(), null, "Simplified mode");
+      return new Answer("Within 3-5 working days.", request.level(), request.faqId(), null, "Simplified mode");
     }
 
     @Override

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.questionflow.activities.intent.RuleIntentActivities;
 import dev.questionflow.activities.template.FaqTemplateActivities;
 import dev.questionflow.faq.FaqPack;
+import dev.questionflow.faq.FaqMatch;
+import dev.questionflow.faq.FaqMatcher;
 import dev.questionflow.faq.FaqPacks;
 import dev.questionflow.faq.KeywordFaqIndex;
 import dev.questionflow.workflows.question.Answer;
@@ -17,7 +19,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Retrieval, intent rules and the FAQ template over the real BANKING77 pack and a real Lucene index. */
-class Bm25RetrievalActivitiesTest {
+class FaqRetrievalActivitiesTest {
 
   private static FaqPack pack;
   private static KeywordFaqIndex index;
@@ -36,9 +38,10 @@ class Bm25RetrievalActivitiesTest {
   @Test
   void findsTheCardArrivalEntry() {
     RetrievalResult result =
-        new Bm25RetrievalActivities(index).retrieveFaq(new RetrievalRequest("I still have not received my new card", 3));
+        new FaqRetrievalActivities(null, index).retrieveFaq(new RetrievalRequest("I still have not received my new card", 3));
 
     assertThat(result.matched()).isTrue();
+    assertThat(result.method()).isEqualTo("keyword");
     assertThat(result.best().faqId()).isEqualTo("card_arrival");
     assertThat(result.best().answer()).isEqualTo(pack.entry("card_arrival").orElseThrow().answer());
     assertThat(result.hits()).hasSizeLessThanOrEqualTo(3).first().extracting(h -> h.faqId()).isEqualTo("card_arrival");
@@ -46,16 +49,42 @@ class Bm25RetrievalActivitiesTest {
 
   @Test
   void abstainsOnAQuestionOutsideThePackButStillListsCandidates() {
-    RetrievalResult result = new Bm25RetrievalActivities(index)
+    RetrievalResult result = new FaqRetrievalActivities(null, index)
         .retrieveFaq(new RetrievalRequest("What is the airspeed velocity of an unladen swallow?", 3));
 
     assertThat(result.matched()).isFalse();
   }
 
   @Test
+  void aFailingSemanticMatcherHandsOverToTheKeywordMatcher() {
+    FaqMatcher broken = new FaqMatcher() {
+      @Override
+      public java.util.List<FaqMatch> search(String text, int topK) {
+        throw new IllegalStateException("embedding model unavailable");
+      }
+
+      @Override
+      public java.util.Optional<FaqMatch> best(String text) {
+        throw new IllegalStateException("embedding model unavailable");
+      }
+
+      @Override
+      public String level() {
+        return "semantic";
+      }
+    };
+
+    RetrievalResult result =
+        new FaqRetrievalActivities(broken, index).retrieveFaq(new RetrievalRequest("I still have not received my new card", 3));
+
+    assertThat(result.method()).isEqualTo("keyword");
+    assertThat(result.best().faqId()).isEqualTo("card_arrival");
+  }
+
+  @Test
   void rendersTheStandardAnswerWithANotice() {
     Answer answer =
-        new FaqTemplateActivities(pack).renderFaqAnswer(new TemplateRequest("card_arrival", "web", "model not configured"));
+        new FaqTemplateActivities(pack).renderFaqAnswer(new TemplateRequest("card_arrival", "web", "model not configured", AnswerLevel.FAQ));
 
     assertThat(answer.level()).isEqualTo(AnswerLevel.FAQ);
     assertThat(answer.text()).isEqualTo(pack.entry("card_arrival").orElseThrow().answer().strip());
@@ -64,10 +93,12 @@ class Bm25RetrievalActivitiesTest {
 
   @Test
   void intentRulesOrTheDefault() {
-    RuleIntentActivities intents = new RuleIntentActivities(pack);
+    RuleIntentActivities intents = new RuleIntentActivities(pack, index);
 
     assertThat(intents.classifyIntent("This is unacceptable, I want to complain").intent()).isEqualTo("complaint");
-    assertThat(intents.classifyIntent("When does my card arrive?").intent()).isEqualTo("general_question");
-    assertThat(intents.classifyIntent("When does my card arrive?").source()).isEqualTo("default");
+    assertThat(intents.classifyIntent("I still have not received my new card").intent()).isEqualTo("card_arrival");
+    assertThat(intents.classifyIntent("I still have not received my new card").source()).isEqualTo("keyword");
+    assertThat(intents.classifyIntent("What is the airspeed velocity of an unladen swallow?").intent())
+        .isEqualTo("general_question");
   }
 }
