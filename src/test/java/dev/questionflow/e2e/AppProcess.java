@@ -41,7 +41,8 @@ final class AppProcess implements AutoCloseable {
     env.put("TEMPORAL_ADDRESS", Infra.temporalAddress());
     env.put("REDIS_URL", Infra.redisUrl());
     env.put("PORT", String.valueOf(port));
-    env.put("FAQ_INDEX_DIR", Infra.workDir().resolve("faq-index").toString());
+    // the same stored indexes as bin/run and the api tests: built once, reused while pack and model are unchanged
+    env.put("FAQ_INDEX_DIR", Infra.repoRoot().resolve("data").resolve("faq-index").toString());
     env.put("LLM_BASE_URL", "");
     env.putAll(overrides);
     Path log = Infra.workDir().resolve(name + ".log");

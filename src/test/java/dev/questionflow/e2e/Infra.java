@@ -43,6 +43,10 @@ final class Infra {
     return value == null || value.isBlank() ? fallback : value;
   }
 
+  static Path repoRoot() {
+    return Path.of(System.getProperty("repo.root", "..")).toAbsolutePath().normalize();
+  }
+
   static synchronized Path workDir() throws IOException {
     if (workDir == null) {
       workDir = Files.createDirectories(Path.of("target", "e2e-work")).toAbsolutePath();

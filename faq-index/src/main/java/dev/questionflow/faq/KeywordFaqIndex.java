@@ -92,6 +92,13 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
     static final double DEFAULT_MIN_QUERY_IDF = 3.0;
     /** Relative margin to the runner-up; 0 = off (measured: it costs more in-scope answers than it saves). */
     static final double DEFAULT_MIN_MARGIN = 0.0;
+    /**
+     * Chinese ("zh") packs: a small hand-written pack (ecommerce-zh: 28 entries x 8 phrasings) has a much smaller
+     * vocabulary than BANKING77, and SmartCN splits words it does not know into single characters, so coverage and
+     * score run lower for in-scope questions; measured on {@code packs/ecommerce-zh/eval} (see the README).
+     */
+    static final double DEFAULT_ZH_MIN_SCORE = 0.05;
+    static final double DEFAULT_ZH_MIN_COVERAGE = 0.40;
     /** At most this many distinct query terms are used (very long input cannot blow up the query). */
     static final int MAX_QUERY_TERMS = 64;
     /** Input beyond this many characters is ignored. */
@@ -102,6 +109,13 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
             double minCoverage, double minQueryIdf, double minMargin) {
         static final Settings DEFAULT = new Settings(1.2f, 0.75f, DEFAULT_HITS_TO_COLLECT, DEFAULT_HITS_PER_FAQ,
                 true, DEFAULT_MIN_SCORE, DEFAULT_MIN_COVERAGE, DEFAULT_MIN_QUERY_IDF, DEFAULT_MIN_MARGIN);
+        static final Settings DEFAULT_ZH = DEFAULT.withThresholds(DEFAULT_ZH_MIN_SCORE, DEFAULT_ZH_MIN_COVERAGE,
+                DEFAULT_MIN_QUERY_IDF, DEFAULT_MIN_MARGIN);
+
+        /** The defaults for the pack's language. */
+        static Settings defaultFor(FaqPack pack) {
+            return "zh".equals(pack.language()) ? DEFAULT_ZH : DEFAULT;
+        }
 
         Settings withThresholds(double minScore, double minCoverage, double minQueryIdf, double minMargin) {
             return new Settings(k1, b, hitsToCollect, hitsPerFaq, chatStopwords, minScore, minCoverage, minQueryIdf,
@@ -203,7 +217,7 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
 
     /** Builds the index in memory ({@link ByteBuffersDirectory}). */
     public static KeywordFaqIndex build(FaqPack pack) {
-        return build(pack, Settings.DEFAULT);
+        return build(pack, Settings.defaultFor(pack));
     }
 
     static KeywordFaqIndex build(FaqPack pack, Settings settings) {
@@ -223,7 +237,7 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
      * unreadable, or was built from different pack content (fingerprint stored in the Lucene commit data).
      */
     public static KeywordFaqIndex open(FaqPack pack, Path indexDir) {
-        return open(pack, indexDir, Settings.DEFAULT);
+        return open(pack, indexDir, Settings.defaultFor(pack));
     }
 
     static KeywordFaqIndex open(FaqPack pack, Path indexDir, Settings settings) {

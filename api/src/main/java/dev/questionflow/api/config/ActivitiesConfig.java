@@ -11,6 +11,7 @@ import dev.questionflow.activities.ticket.TicketInbox;
 import dev.questionflow.faq.FaqPack;
 import dev.questionflow.faq.FaqPacks;
 import dev.questionflow.faq.KeywordFaqIndex;
+import dev.questionflow.faq.SemanticFaqIndex;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Optional;
@@ -32,23 +33,58 @@ class ActivitiesConfig {
     return pack;
   }
 
+  /** L4: Lucene BM25 and rules, no model, so it works even when the embedding model cannot load. */
   @Bean(destroyMethod = "close")
   KeywordFaqIndex keywordFaqIndex(FaqPack pack, CsProperties properties) {
-    String dir = properties.faq().indexDir();
-    if (dir == null || dir.isBlank()) {
-      return KeywordFaqIndex.build(pack);
+    Optional<Path> dir = indexDir(pack, properties);
+    return dir.map(d -> KeywordFaqIndex.open(pack, d.resolve("keyword"))).orElseGet(() -> KeywordFaqIndex.build(pack));
+  }
+
+  /** L3: the embedding model + Lucene HNSW, hybrid with BM25. Empty when disabled or when the model cannot load. */
+  @Bean(destroyMethod = "close")
+  SemanticMatcher semanticMatcher(FaqPack pack, CsProperties properties) {
+    if (!properties.faq().semanticEnabled()) {
+      log.warn("the semantic FAQ matcher is disabled (cs.faq.semantic-enabled=false): FAQ answers come from the"
+          + " keyword matcher (level KEYWORD)");
+      return new SemanticMatcher(null);
     }
-    return KeywordFaqIndex.open(pack, Path.of(dir).resolve(pack.id()).resolve("keyword"));
+    long started = System.nanoTime();
+    try {
+      SemanticFaqIndex index = indexDir(pack, properties)
+          .map(d -> SemanticFaqIndex.open(pack, d))
+          .orElseGet(() -> SemanticFaqIndex.build(pack));
+      log.info("semantic FAQ matcher ready for pack {} with model {} in {} ms", pack.id(), index.modelId(),
+          (System.nanoTime() - started) / 1_000_000);
+      return new SemanticMatcher(index);
+    } catch (RuntimeException | LinkageError e) {
+      log.error("the semantic FAQ matcher could not start, answering from the keyword matcher (level KEYWORD)", e);
+      return new SemanticMatcher(null);
+    }
+  }
+
+  /** Holder, because a bean cannot be null: {@code index} is null when the semantic level is unavailable. */
+  record SemanticMatcher(SemanticFaqIndex index) implements AutoCloseable {
+    @Override
+    public void close() {
+      if (index != null) {
+        index.close();
+      }
+    }
+  }
+
+  private static Optional<Path> indexDir(FaqPack pack, CsProperties properties) {
+    String dir = properties.faq().indexDir();
+    return dir == null || dir.isBlank() ? Optional.empty() : Optional.of(Path.of(dir).resolve(pack.id()));
   }
 
   @Bean
-  RuleIntentActivities intentActivities(FaqPack pack, KeywordFaqIndex index) {
-    return new RuleIntentActivities(pack, index);
+  RuleIntentActivities intentActivities(FaqPack pack, SemanticMatcher semantic, KeywordFaqIndex keyword) {
+    return new RuleIntentActivities(pack, semantic.index() != null ? semantic.index() : keyword);
   }
 
   @Bean
-  FaqRetrievalActivities retrievalActivities(KeywordFaqIndex index) {
-    return new FaqRetrievalActivities(null, index);
+  FaqRetrievalActivities retrievalActivities(SemanticMatcher semantic, KeywordFaqIndex keyword) {
+    return new FaqRetrievalActivities(semantic.index(), keyword);
   }
 
   @Bean

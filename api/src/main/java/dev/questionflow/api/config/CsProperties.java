@@ -38,7 +38,7 @@ public record CsProperties(
     }
   }
 
-  public record Faq(String pack, String indexDir) {}
+  public record Faq(String pack, String indexDir, boolean semanticEnabled) {}
 
   public record Tickets(Duration humanReplyWindow, String promisedReply, URI webhookUrl, Duration webhookTimeout) {}
 

@@ -26,7 +26,7 @@ import org.springframework.test.web.servlet.MockMvc;
  * The HTTP API on the embedded default (the SDK's in-process Temporal server, in-memory inbox, no model): the
  * whole question flow and every kind of bad input.
  */
-@SpringBootTest(properties = {"spring.temporal.test-server.enabled=true", "cs.faq.index-dir="})
+@SpringBootTest(properties = {"spring.temporal.test-server.enabled=true", "cs.faq.index-dir=../data/faq-index"})
 @AutoConfigureMockMvc
 class QuestionApiTest {
 

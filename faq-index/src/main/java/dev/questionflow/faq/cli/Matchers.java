@@ -3,6 +3,7 @@ package dev.questionflow.faq.cli;
 import dev.questionflow.faq.FaqMatcher;
 import dev.questionflow.faq.FaqPack;
 import dev.questionflow.faq.KeywordFaqIndex;
+import dev.questionflow.faq.SemanticFaqIndex;
 import java.io.PrintStream;
 import java.nio.file.Path;
 
@@ -23,11 +24,14 @@ final class Matchers {
 
   private Matchers() {}
 
+  /** The layout the app uses too: {@code <indexDir>/<pack>/keyword} and {@code <indexDir>/<pack>/semantic}. */
   static Opened open(FaqPack pack, String level, Path indexDir, PrintStream log) {
+    Path packDir = indexDir.resolve(pack.id());
     if ("keyword".equals(level)) {
-      KeywordFaqIndex keyword = KeywordFaqIndex.open(pack, indexDir.resolve(pack.id()).resolve("keyword"));
+      KeywordFaqIndex keyword = KeywordFaqIndex.open(pack, packDir.resolve("keyword"));
       return new Opened(keyword, keyword);
     }
-    throw new FaqCli.UsageException("level " + level + " is not available yet");
+    SemanticFaqIndex semantic = SemanticFaqIndex.open(pack, packDir);
+    return new Opened(semantic, semantic);
   }
 }
