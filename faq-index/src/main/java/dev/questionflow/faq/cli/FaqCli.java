@@ -2,6 +2,8 @@ package dev.questionflow.faq.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.questionflow.faq.FaqEvaluation;
+import dev.questionflow.faq.FaqEvaluation.LabeledQuestion;
 import dev.questionflow.faq.FaqMatch;
 import dev.questionflow.faq.FaqMatcher;
 import dev.questionflow.faq.FaqPack;
@@ -81,16 +83,20 @@ public final class FaqCli {
         if (options.labeled == null) {
           throw new UsageException("eval needs --labeled FILE.tsv");
         }
-        List<Evaluation.Labeled> labeled = Evaluation.readLabeled(options.labeled);
+        List<LabeledQuestion> labeled = Evaluation.readLabeled(options.labeled);
         List<String> outOfScope = new ArrayList<>();
         for (Path oos : options.oos) {
           Evaluation.readLabeled(oos).forEach(l -> outOfScope.add(l.text()));
         }
-        FaqPack unseen = Evaluation.withoutPhrasings(pack, labeled);
+        FaqPack unseen = FaqEvaluation.withoutPhrasings(pack, FaqEvaluation.texts(labeled));
+        long started = System.nanoTime();
         // a separate directory: the stored index of the full pack stays as it is
         try (Matchers.Opened matcher = Matchers.open(unseen, options.level, options.indexDir.resolve("eval"), err)) {
-          Evaluation.Report report = Evaluation.evaluate(matcher.matcher(), labeled, outOfScope);
-          report.print(out, pack.id(), matcher.matcher().level(), options.labeled, options.oos);
+          FaqEvaluation.Report report = FaqEvaluation.evaluate(matcher.matcher(), labeled, outOfScope);
+          out.printf("pack %s, level %s, labelled %s (unseen: removed from the phrasings), out of scope %s%n",
+              pack.id(), matcher.matcher().level(), options.labeled, options.oos);
+          out.print(report.summary());
+          out.printf("evaluated in %d ms (index build or reuse included)%n", (System.nanoTime() - started) / 1_000_000);
         }
         return 0;
       }
