@@ -14,6 +14,23 @@ final class Evaluation {
 
   private Evaluation() {}
 
+  /** Out-of-scope questions: the first column of each line; a first line {@code text} (or {@code text<TAB>…}) is a header. */
+  static List<String> readTexts(Path file) {
+    try {
+      List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+      List<String> texts = new ArrayList<>();
+      for (int i = 0; i < lines.size(); i++) {
+        String text = lines.get(i).split("\t", 2)[0].strip();
+        if (!text.isEmpty() && !(i == 0 && text.equals("text"))) {
+          texts.add(text);
+        }
+      }
+      return texts;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + file, e);
+    }
+  }
+
   /** Reads {@code text<TAB>label} lines; a first line starting with {@code text<TAB>} is a header. */
   static List<LabeledQuestion> readLabeled(Path file) {
     try {

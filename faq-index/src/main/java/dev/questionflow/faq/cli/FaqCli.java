@@ -86,7 +86,7 @@ public final class FaqCli {
         List<LabeledQuestion> labeled = Evaluation.readLabeled(options.labeled);
         List<String> outOfScope = new ArrayList<>();
         for (Path oos : options.oos) {
-          Evaluation.readLabeled(oos).forEach(l -> outOfScope.add(l.text()));
+          outOfScope.addAll(Evaluation.readTexts(oos));
         }
         FaqPack unseen = FaqEvaluation.withoutPhrasings(pack, FaqEvaluation.texts(labeled));
         long started = System.nanoTime();
