@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.CharArraySet;
 import org.apache.lucene.analysis.TokenStream;
@@ -30,7 +29,6 @@ import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.document.TextField;
 import org.apache.lucene.index.DirectoryReader;
-import org.apache.lucene.index.IndexFileNames;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.Term;
@@ -168,8 +166,6 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
         ZH_STOPWORDS = CharArraySet.unmodifiableSet(set);
     }
 
-    private static final String UNREADABLE = "<unreadable>";
-    private static final Map<Path, Object> DIR_LOCKS = new ConcurrentHashMap<>();
 
     private final Map<String, FaqEntry> entries;
     private final Settings settings;
@@ -199,7 +195,7 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
             this.searcher.setSimilarity(similarity(settings));
             this.textStats = searcher.collectionStatistics(F_TEXT);
         } catch (IOException | RuntimeException e) {
-            closeQuietly(reader);
+            StoredIndexes.closeQuietly(reader);
             throw e;
         }
         Map<String, Set<String>> vocab = new HashMap<>();
@@ -227,7 +223,7 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
             write(pack, settings, analyzer, dir, fingerprint(pack, settings));
             return new KeywordFaqIndex(pack, settings, analyzer, dir, true);
         } catch (IOException e) {
-            closeQuietly(dir, analyzer);
+            StoredIndexes.closeQuietly(dir, analyzer);
             throw new UncheckedIOException("Cannot build FAQ index for pack " + pack.id(), e);
         }
     }
@@ -245,14 +241,14 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
         String fingerprint = fingerprint(pack, settings);
         Analyzer analyzer = analyzer(pack, settings);
         Directory dir = null;
-        synchronized (DIR_LOCKS.computeIfAbsent(key, k -> new Object())) {
+        synchronized (StoredIndexes.lockFor(key)) {
             try {
                 Files.createDirectories(key);
                 dir = FSDirectory.open(key);
-                String stored = storedFingerprint(dir);
+                String stored = StoredIndexes.storedFingerprint(dir, FINGERPRINT_KEY);
                 boolean rebuild = !fingerprint.equals(stored);
-                if (rebuild && UNREADABLE.equals(stored)) {
-                    deleteIndexFiles(dir);
+                if (rebuild && StoredIndexes.UNREADABLE.equals(stored)) {
+                    StoredIndexes.deleteIndexFiles(dir);
                 }
                 if (rebuild) {
                     log.info("Building FAQ index for pack {} in {} (stored fingerprint {}, pack {})", pack.id(), key,
@@ -263,21 +259,21 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
                 }
                 return new KeywordFaqIndex(pack, settings, analyzer, dir, rebuild);
             } catch (IOException e) {
-                closeQuietly(dir, analyzer);
+                StoredIndexes.closeQuietly(dir, analyzer);
                 throw new UncheckedIOException("Cannot open FAQ index for pack " + pack.id() + " in " + key, e);
             } catch (RuntimeException e) {
-                closeQuietly(dir, analyzer);
+                StoredIndexes.closeQuietly(dir, analyzer);
                 throw e;
             }
         }
     }
 
-    /** Ranked distinct FAQ entries, best first; empty for blank or stop-word-only text. Never throws on input. */
     @Override
     public String level() {
         return "keyword";
     }
 
+    /** Ranked distinct FAQ entries, best first; empty for blank or stop-word-only text. Never throws on input. */
     @Override
     public List<FaqMatch> search(String text, int topK) {
         List<FaqMatch> out = new ArrayList<>();
@@ -323,7 +319,7 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
 
     @Override
     public void close() {
-        closeQuietly(reader, directory, analyzer);
+        StoredIndexes.closeQuietly(reader, directory, analyzer);
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -466,29 +462,7 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
         return d;
     }
 
-    private static String storedFingerprint(Directory dir) {
-        try {
-            if (!DirectoryReader.indexExists(dir)) {
-                return null;
-            }
-            try (DirectoryReader r = DirectoryReader.open(dir)) {
-                return r.getIndexCommit().getUserData().get(FINGERPRINT_KEY);
-            }
-        } catch (IOException | RuntimeException e) {
-            log.warn("Stored FAQ index in {} is unreadable, rebuilding: {}", dir, e.toString());
-            return UNREADABLE;
-        }
-    }
 
-    /** Removes Lucene's own files (segments_N, _0.cfs, ...) so that a corrupt index cannot block a rebuild. */
-    private static void deleteIndexFiles(Directory dir) throws IOException {
-        for (String name : dir.listAll()) {
-            if (name.startsWith(IndexFileNames.SEGMENTS) || name.startsWith(IndexFileNames.PENDING_SEGMENTS)
-                    || name.matches(IndexFileNames.CODEC_FILE_PATTERN.pattern())) {
-                dir.deleteFile(name);
-            }
-        }
-    }
 
     /** SHA-256 over the index format, the Lucene version, the analysis settings and the whole pack content. */
     static String fingerprint(FaqPack pack, Settings settings) {
@@ -526,16 +500,4 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
         }
     }
 
-    private static void closeQuietly(AutoCloseable... closeables) {
-        for (AutoCloseable c : closeables) {
-            if (c == null) {
-                continue;
-            }
-            try {
-                c.close();
-            } catch (Exception e) {
-                log.debug("close failed", e);
-            }
-        }
-    }
 }

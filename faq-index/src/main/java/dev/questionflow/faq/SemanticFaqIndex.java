@@ -15,14 +15,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.KnnFloatVectorField;
 import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.index.DirectoryReader;
-import org.apache.lucene.index.IndexFileNames;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.StoredFields;
@@ -79,7 +77,6 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
     /** Input beyond this many characters is ignored (the encoders see at most 512 tokens anyway). */
     static final int MAX_QUERY_CHARS = 1000;
 
-    private static final Map<Path, Object> DIR_LOCKS = new ConcurrentHashMap<>();
 
     /**
      * Fusion weights, kNN settings and abstention thresholds (package-private: the tuning harness varies them).
@@ -161,6 +158,7 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
     private final Embedder embedder;
     private final boolean ownsEmbedder;
     private final KeywordFaqIndex keyword;
+    private final boolean ownsKeyword;
     private final Directory directory;
     private final DirectoryReader reader;
     private final IndexSearcher searcher;
@@ -172,12 +170,13 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
     private final boolean rebuilt;
 
     private SemanticFaqIndex(FaqPack pack, Settings settings, Embedder embedder, boolean ownsEmbedder,
-            KeywordFaqIndex keyword, Directory directory, boolean rebuilt) throws IOException {
+            KeywordFaqIndex keyword, boolean ownsKeyword, Directory directory, boolean rebuilt) throws IOException {
         this.pack = pack;
         this.settings = settings;
         this.embedder = embedder;
         this.ownsEmbedder = ownsEmbedder;
         this.keyword = keyword;
+        this.ownsKeyword = ownsKeyword;
         this.directory = directory;
         this.rebuilt = rebuilt;
         this.reader = DirectoryReader.open(directory);
@@ -229,12 +228,12 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
         KeywordFaqIndex keyword = KeywordFaqIndex.build(pack);
         try {
             write(pack, embedder, settings, dir, fingerprint(pack, embedder.modelId(), settings));
-            return new SemanticFaqIndex(pack, settings, embedder, ownsEmbedder, keyword, dir, true);
+            return new SemanticFaqIndex(pack, settings, embedder, ownsEmbedder, keyword, true, dir, true);
         } catch (IOException e) {
-            closeQuietly(keyword, dir);
+            StoredIndexes.closeQuietly(keyword, dir);
             throw new UncheckedIOException("Cannot build semantic FAQ index for pack " + pack.id(), e);
         } catch (RuntimeException e) {
-            closeQuietly(keyword, dir);
+            StoredIndexes.closeQuietly(keyword, dir);
             throw e;
         }
     }
@@ -251,9 +250,23 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
      * @throws IllegalStateException when the model cannot be loaded (callers fall back to {@link KeywordFaqIndex})
      */
     public static SemanticFaqIndex open(FaqPack pack, FaqEmbeddingModel model, Path indexDir) {
+        return open(pack, model, indexDir, null);
+    }
+
+    /**
+     * Like {@link #open(FaqPack, Path)}, fusing with a keyword index the caller already opened over
+     * {@code indexDir/keyword} (the app keeps one for L4 anyway), so that it is not opened twice. The caller keeps
+     * owning it: closing this index does not close it.
+     */
+    public static SemanticFaqIndex open(FaqPack pack, Path indexDir, KeywordFaqIndex keyword) {
+        return open(pack, FaqEmbeddingModel.defaultFor(pack.language()), indexDir, keyword);
+    }
+
+    private static SemanticFaqIndex open(FaqPack pack, FaqEmbeddingModel model, Path indexDir,
+            KeywordFaqIndex sharedKeyword) {
         Embedder embedder = Embedder.of(model);
         try {
-            return open(pack, embedder, indexDir, Settings.defaults(model.id()), true);
+            return open(pack, embedder, indexDir, Settings.defaults(model.id()), true, sharedKeyword);
         } catch (RuntimeException e) {
             embedder.close();
             throw e;
@@ -262,19 +275,26 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
 
     static SemanticFaqIndex open(FaqPack pack, Embedder embedder, Path indexDir, Settings settings,
             boolean ownsEmbedder) {
+        return open(pack, embedder, indexDir, settings, ownsEmbedder, null);
+    }
+
+    /** @param sharedKeyword the caller's keyword index over {@code indexDir/keyword}, or null to open one here */
+    private static SemanticFaqIndex open(FaqPack pack, Embedder embedder, Path indexDir, Settings settings,
+            boolean ownsEmbedder, KeywordFaqIndex sharedKeyword) {
         Path key = indexDir.toAbsolutePath().normalize().resolve("semantic");
         String fingerprint = fingerprint(pack, embedder.modelId(), settings);
-        KeywordFaqIndex keyword = KeywordFaqIndex.open(pack, indexDir.resolve("keyword"));
+        boolean ownsKeyword = sharedKeyword == null;
+        KeywordFaqIndex keyword = ownsKeyword ? KeywordFaqIndex.open(pack, indexDir.resolve("keyword")) : sharedKeyword;
         Directory dir = null;
-        synchronized (DIR_LOCKS.computeIfAbsent(key, k -> new Object())) {
+        synchronized (StoredIndexes.lockFor(key)) {
             try {
                 Files.createDirectories(key);
                 dir = FSDirectory.open(key);
-                String stored = storedFingerprint(dir);
+                String stored = StoredIndexes.storedFingerprint(dir, FINGERPRINT_KEY);
                 boolean rebuild = !fingerprint.equals(stored);
                 if (rebuild) {
                     if (stored != null) {
-                        deleteIndexFiles(dir);
+                        StoredIndexes.deleteIndexFiles(dir);
                     }
                     log.info("Building semantic FAQ index for pack {} with {} in {} (stored fingerprint {}, wanted {})",
                             pack.id(), embedder.modelId(), key, stored, fingerprint);
@@ -282,13 +302,14 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
                 } else {
                     log.debug("Reusing semantic FAQ index for pack {} in {}", pack.id(), key);
                 }
-                return new SemanticFaqIndex(pack, settings, embedder, ownsEmbedder, keyword, dir, rebuild);
+                return new SemanticFaqIndex(pack, settings, embedder, ownsEmbedder, keyword, ownsKeyword, dir,
+                        rebuild);
             } catch (IOException e) {
-                closeQuietly(keyword, dir);
+                StoredIndexes.closeQuietly(ownsKeyword ? keyword : null, dir);
                 throw new UncheckedIOException("Cannot open semantic FAQ index for pack " + pack.id() + " in " + key,
                         e);
             } catch (RuntimeException e) {
-                closeQuietly(keyword, dir);
+                StoredIndexes.closeQuietly(ownsKeyword ? keyword : null, dir);
                 throw e;
             }
         }
@@ -351,9 +372,9 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
 
     @Override
     public void close() {
-        closeQuietly(reader, directory, keyword);
+        StoredIndexes.closeQuietly(reader, directory, ownsKeyword ? keyword : null);
         if (ownsEmbedder) {
-            closeQuietly(embedder);
+            StoredIndexes.closeQuietly(embedder);
         }
     }
 
@@ -494,28 +515,7 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
         }
     }
 
-    private static String storedFingerprint(Directory dir) {
-        try {
-            if (!DirectoryReader.indexExists(dir)) {
-                return null;
-            }
-            try (DirectoryReader r = DirectoryReader.open(dir)) {
-                return r.getIndexCommit().getUserData().get(FINGERPRINT_KEY);
-            }
-        } catch (IOException | RuntimeException e) {
-            log.warn("Stored semantic FAQ index in {} is unreadable, rebuilding: {}", dir, e.toString());
-            return "unreadable";
-        }
-    }
 
-    private static void deleteIndexFiles(Directory dir) throws IOException {
-        for (String name : dir.listAll()) {
-            if (name.startsWith(IndexFileNames.SEGMENTS) || name.startsWith(IndexFileNames.PENDING_SEGMENTS)
-                    || name.matches(IndexFileNames.CODEC_FILE_PATTERN.pattern())) {
-                dir.deleteFile(name);
-            }
-        }
-    }
 
     /** SHA-256 over format, Lucene version, model id, classifier training parameters and the pack content. */
     static String fingerprint(FaqPack pack, String modelId, Settings settings) {
@@ -547,16 +547,4 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
         }
     }
 
-    private static void closeQuietly(AutoCloseable... closeables) {
-        for (AutoCloseable c : closeables) {
-            if (c == null) {
-                continue;
-            }
-            try {
-                c.close();
-            } catch (Exception e) {
-                log.debug("close failed", e);
-            }
-        }
-    }
 }

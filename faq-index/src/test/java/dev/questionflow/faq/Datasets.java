@@ -7,13 +7,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
-import java.util.Set;
 
 /** Test helper: the shared datasets (BANKING77 train split, CLINC150 out-of-scope), when present. */
 final class Datasets {
@@ -75,27 +71,16 @@ final class Datasets {
         }
     }
 
-    /** Per label, a seeded shuffle; the first {@code round(n * fraction)} (at least 1) go to validation. */
+    /** {@link FaqEvaluation#stratifiedSplit}, the split the figures are measured on, over {@link Example}s. */
     static Split stratified(List<Example> all, double fraction, long seed) {
-        Map<String, List<Example>> byLabel = new LinkedHashMap<>();
-        for (Example e : all) {
-            byLabel.computeIfAbsent(e.label(), k -> new ArrayList<>()).add(e);
-        }
-        Random random = new Random(seed);
-        List<Example> train = new ArrayList<>();
-        List<Example> validation = new ArrayList<>();
-        for (List<Example> group : byLabel.values()) {
-            List<Example> shuffled = new ArrayList<>(group);
-            Collections.shuffle(shuffled, random);
-            int n = Math.max(1, (int) Math.round(shuffled.size() * fraction));
-            validation.addAll(shuffled.subList(0, n));
-            train.addAll(shuffled.subList(n, shuffled.size()));
-        }
-        // no leak: a validation text never stays in training, even when train.csv holds it twice
-        Set<String> held = new HashSet<>();
-        validation.forEach(e -> held.add(e.text()));
-        train.removeIf(e -> held.contains(e.text()));
-        return new Split(train, validation);
+        List<FaqEvaluation.LabeledQuestion> questions =
+                all.stream().map(e -> new FaqEvaluation.LabeledQuestion(e.text(), e.label())).toList();
+        FaqEvaluation.Split split = FaqEvaluation.stratifiedSplit(questions, fraction, seed);
+        return new Split(examples(split.train()), examples(split.heldOut()));
+    }
+
+    private static List<Example> examples(List<FaqEvaluation.LabeledQuestion> questions) {
+        return questions.stream().map(q -> new Example(q.text(), q.faqId())).toList();
     }
 
     /** The pack with its phrasings replaced by the given training examples (question, keywords unchanged). */

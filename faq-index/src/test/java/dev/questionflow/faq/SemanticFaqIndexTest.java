@@ -116,6 +116,18 @@ class SemanticFaqIndexTest {
     }
 
     @Test
+    void aKeywordIndexSharedByTheCallerIsUsedAndStaysOpen() {
+        FaqPack pack = tinyPack("Where is my card?", "How do I reset my password?");
+        try (KeywordFaqIndex keyword = KeywordFaqIndex.open(pack, tmp.resolve("keyword"))) {
+            try (SemanticFaqIndex semantic = SemanticFaqIndex.open(pack, tmp, keyword)) {
+                assertThat(semantic.keyword()).isSameAs(keyword);
+                assertThat(semantic.best("my card has not arrived yet")).map(FaqMatch::faqId).contains("card");
+            }
+            assertThat(keyword.search("reset my password", 1).get(0).faqId()).isEqualTo("password");
+        }
+    }
+
+    @Test
     void keywordIndexStillWorksAloneWithoutAnyModel() {
         try (KeywordFaqIndex kw = KeywordFaqIndex.build(tinyPack("Where is my card?", "How do I reset my password?"))) {
             assertThat(kw.level()).isEqualTo("keyword");

@@ -42,7 +42,7 @@ class ActivitiesConfig {
 
   /** L3: the embedding model + Lucene HNSW, hybrid with BM25. Empty when disabled or when the model cannot load. */
   @Bean(destroyMethod = "close")
-  SemanticMatcher semanticMatcher(FaqPack pack, CsProperties properties) {
+  SemanticMatcher semanticMatcher(FaqPack pack, CsProperties properties, KeywordFaqIndex keyword) {
     if (!properties.faq().semanticEnabled()) {
       log.warn("the semantic FAQ matcher is disabled (cs.faq.semantic-enabled=false): FAQ answers come from the"
           + " keyword matcher (level KEYWORD)");
@@ -51,7 +51,7 @@ class ActivitiesConfig {
     long started = System.nanoTime();
     try {
       SemanticFaqIndex index = indexDir(pack, properties)
-          .map(d -> SemanticFaqIndex.open(pack, d))
+          .map(d -> SemanticFaqIndex.open(pack, d, keyword))
           .orElseGet(() -> SemanticFaqIndex.build(pack));
       log.info("semantic FAQ matcher ready for pack {} with model {} in {} ms", pack.id(), index.modelId(),
           (System.nanoTime() - started) / 1_000_000);
