@@ -1,5 +1,8 @@
 package dev.questionflow.e2e;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -11,7 +14,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -70,23 +73,18 @@ final class AppProcess implements AutoCloseable {
     awaitHealthy(Duration.ofSeconds(120));
   }
 
-  private void awaitHealthy(Duration timeout) throws Exception {
-    Instant deadline = Instant.now().plus(timeout);
-    while (Instant.now().isBefore(deadline)) {
-      if (!process.isAlive()) {
-        throw new IllegalStateException("the app exited with " + process.exitValue() + "; log tail:\n" + logTail());
-      }
-      try {
-        HttpResponse<String> health = get("/actuator/health");
-        if (health.statusCode() == 200) {
-          return;
-        }
-      } catch (IOException notYet) {
-        // not listening yet
-      }
-      Thread.sleep(250);
-    }
-    throw new IllegalStateException("the app did not become healthy in " + timeout + "; log tail:\n" + logTail());
+  private void awaitHealthy(Duration timeout) {
+    await()
+        .atMost(timeout)
+        .pollInterval(Duration.ofMillis(250))
+        .ignoreExceptionsInstanceOf(IOException.class) // not listening yet (ConnectException)
+        .untilAsserted(() -> {
+          if (!process.isAlive()) {
+            throw new IllegalStateException( // not ignored: ends the wait at once
+                "the app exited with " + process.exitValue() + "; log tail:\n" + logTail());
+          }
+          assertThat(get("/actuator/health").statusCode()).as("health; log tail:%n%s", logTail()).isEqualTo(200);
+        });
   }
 
   String logTail() throws IOException {
@@ -135,17 +133,16 @@ final class AppProcess implements AutoCloseable {
   }
 
   /** Polls the status URL until the stage is reached (or fails with the last status seen). */
-  JsonNode awaitStage(String workflowId, String stage, Duration timeout) throws Exception {
-    Instant deadline = Instant.now().plus(timeout);
-    JsonNode status = null;
-    while (Instant.now().isBefore(deadline)) {
-      status = status(workflowId);
-      if (stage.equals(status.path("stage").asText())) {
-        return status;
-      }
-      Thread.sleep(200); // this client's polling interval
-    }
-    throw new AssertionError(workflowId + " did not reach " + stage + " in " + timeout + "; last: " + status);
+  JsonNode awaitStage(String workflowId, String stage, Duration timeout) {
+    AtomicReference<JsonNode> last = new AtomicReference<>();
+    await()
+        .atMost(timeout)
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(() -> {
+          last.set(status(workflowId));
+          assertThat(last.get().path("stage").asText()).as("status of %s: %s", workflowId, last.get()).isEqualTo(stage);
+        });
+    return last.get();
   }
 
   /** The crash the SPEC guards against: no shutdown hooks, no graceful drain. */

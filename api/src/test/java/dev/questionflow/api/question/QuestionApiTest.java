@@ -8,9 +8,6 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -30,37 +27,14 @@ import org.springframework.test.web.servlet.MockMvc;
 @AutoConfigureMockMvc
 class QuestionApiTest {
 
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   @Autowired MockMvc mvc;
 
   private JsonNode ask(String body) throws Exception {
-    String response =
-        mvc.perform(post("/api/v1/questions").contentType(MediaType.APPLICATION_JSON).content(body))
-            .andExpect(status().isAccepted())
-            .andReturn()
-            .getResponse()
-            .getContentAsString();
-    return JSON.readTree(response);
+    return new QuestionClient(mvc).ask(body);
   }
 
-  private JsonNode awaitStage(String workflowId, String stage) throws Exception {
-    Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
-    JsonNode status;
-    do {
-      String body =
-          mvc.perform(get("/api/v1/questions/" + workflowId))
-              .andExpect(status().isOk())
-              .andReturn()
-              .getResponse()
-              .getContentAsString();
-      status = JSON.readTree(body);
-      if (stage.equals(status.path("stage").asText())) {
-        return status;
-      }
-      Thread.sleep(100); // polling interval of this test client, not a timing assumption
-    } while (Instant.now().isBefore(deadline));
-    throw new AssertionError("question " + workflowId + " did not reach " + stage + "; last status " + status);
+  private JsonNode awaitStage(String workflowId, String stage) {
+    return new QuestionClient(mvc).awaitStage(workflowId, stage);
   }
 
   @Test
