@@ -70,7 +70,12 @@ final class AppProcess implements AutoCloseable {
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     builder.environment().putAll(env);
     process = builder.start();
-    awaitHealthy(Duration.ofSeconds(120));
+    try {
+      awaitHealthy(Duration.ofSeconds(120));
+    } catch (RuntimeException | Error e) {
+      process.destroyForcibly(); // the caller never gets an AppProcess to close: do not leave the JVM running
+      throw e;
+    }
   }
 
   private void awaitHealthy(Duration timeout) {
