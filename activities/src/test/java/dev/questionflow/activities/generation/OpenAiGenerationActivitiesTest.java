@@ -34,7 +34,7 @@ class OpenAiGenerationActivitiesTest {
   void groundsThePromptInTheRetrievedFaqAnswerOverRealHttp() {
     fake.script(call -> Reply.text("Your card should arrive within 3-5 working days."));
 
-    GenerationResult result = activities().generateAnswer(new GenerationRequest("Where is my card?", List.of(cardArrival)));
+    GenerationResult result = activities().generateAnswer(new GenerationRequest("Where is my card?", List.of(cardArrival), null));
 
     assertThat(result.answered()).isTrue();
     assertThat(result.text()).isEqualTo("Your card should arrive within 3-5 working days.");
@@ -47,7 +47,7 @@ class OpenAiGenerationActivitiesTest {
 
   @Test
   void withoutKnowledgeThePromptCarriesNoFaq() {
-    activities().generateAnswer(new GenerationRequest("Hello?", List.of()));
+    activities().generateAnswer(new GenerationRequest("Hello?", List.of(), null));
 
     assertThat(fake.calls().get(0).systemPrompt()).doesNotContain("Knowledge:");
   }
@@ -57,7 +57,7 @@ class OpenAiGenerationActivitiesTest {
     OpenAiGenerationActivities unconfigured =
         new OpenAiGenerationActivities(new ModelSettings("", null, "m", Duration.ofSeconds(1), "Northwind Bank"));
 
-    GenerationResult result = unconfigured.generateAnswer(new GenerationRequest("Where is my card?", List.of(cardArrival)));
+    GenerationResult result = unconfigured.generateAnswer(new GenerationRequest("Where is my card?", List.of(cardArrival), null));
 
     assertThat(result.outcome()).isEqualTo(GenerationResult.Outcome.NOT_CONFIGURED);
     assertThat(result.text()).isNull();
@@ -67,7 +67,7 @@ class OpenAiGenerationActivitiesTest {
   void badRequestIsNonRetryableAndCalledOnce() {
     fake.script(call -> Reply.error(400));
 
-    assertThatThrownBy(() -> activities().generateAnswer(new GenerationRequest("x", List.of())))
+    assertThatThrownBy(() -> activities().generateAnswer(new GenerationRequest("x", List.of(), null)))
         .isInstanceOfSatisfying(ApplicationFailure.class, f -> assertThat(f.isNonRetryable()).isTrue());
     assertThat(fake.calls()).hasSize(1);
   }
@@ -76,7 +76,7 @@ class OpenAiGenerationActivitiesTest {
   void serverErrorIsLeftToTemporalRetriesAndCalledOnce() {
     fake.script(call -> Reply.error(503));
 
-    assertThatThrownBy(() -> activities().generateAnswer(new GenerationRequest("x", List.of())))
+    assertThatThrownBy(() -> activities().generateAnswer(new GenerationRequest("x", List.of(), null)))
         .isNotInstanceOf(ApplicationFailure.class);
     assertThat(fake.calls()).as("the client's own retries are off").hasSize(1);
   }
@@ -85,7 +85,7 @@ class OpenAiGenerationActivitiesTest {
   void emptyOutputIsRejected() {
     fake.script(call -> Reply.text("   "));
 
-    assertThatThrownBy(() -> activities().generateAnswer(new GenerationRequest("x", List.of())))
+    assertThatThrownBy(() -> activities().generateAnswer(new GenerationRequest("x", List.of(), null)))
         .isInstanceOfSatisfying(ApplicationFailure.class, f -> assertThat(f.getType()).isEqualTo("EmptyModelOutput"));
   }
 }

@@ -3,5 +3,14 @@ package dev.questionflow.workflows.generation;
 import dev.questionflow.workflows.retrieval.FaqHit;
 import java.util.List;
 
-/** @param knowledge retrieved FAQ entries to ground the answer in; empty means an LLM-only answer */
-public record GenerationRequest(String question, List<FaqHit> knowledge) {}
+/**
+ * @param knowledge retrieved FAQ entries to ground the answer in; empty means an LLM-only answer
+ * @param model which configured model answers: {@link ModelFailures#PRIMARY} or {@link ModelFailures#BACKUP}
+ */
+public record GenerationRequest(String question, List<FaqHit> knowledge, String model) {
+
+  public GenerationRequest {
+    model = model == null ? ModelFailures.PRIMARY : model;
+    knowledge = knowledge == null ? List.of() : knowledge;
+  }
+}

@@ -99,7 +99,7 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
   private GenerationResult generate(String text, RetrievalResult found) {
     List<FaqHit> knowledge = found.matched() ? List.of(found.best()) : List.of();
     try {
-      return generation.generateAnswer(new GenerationRequest(text, knowledge));
+      return generation.generateAnswer(new GenerationRequest(text, knowledge, dev.questionflow.workflows.generation.ModelFailures.PRIMARY));
     } catch (ActivityFailure e) {
       log.warn("generation stage failed, falling down the ladder: {}", e.getCause().getMessage());
       return null;
