@@ -8,13 +8,20 @@ import java.util.Map;
  * applied to these types through WorkflowImplementationOptions, so workflow code carries none of them.
  */
 public final class ActivityStages {
+
+  /** Stages of the question workflow. */
   public static final Map<String, List<String>> ACTIVITY_TYPES =
       Map.of(
           "intent", List.of("ClassifyIntent"),
           "retrieval", List.of("RetrieveFaq"),
           "generation", List.of("GenerateAnswer"),
           "template", List.of("RenderFaqAnswer"),
-          "ticket", List.of("OpenTicket", "CloseTicket"));
+          "ticket", List.of("OpenTicket", "MarkTicketUndelivered", "CloseTicket"),
+          "ticket-delivery", List.of("DeliverTicket"));
+
+  /** Stages of the dead-letter workflow: the same DeliverTicket activity with its own (per-round) policy. */
+  public static final Map<String, List<String>> DEAD_LETTER_ACTIVITY_TYPES =
+      Map.of("dead-letter-delivery", List.of("DeliverTicket"), "ticket", List.of("MarkTicketUndelivered"));
 
   private ActivityStages() {}
 }

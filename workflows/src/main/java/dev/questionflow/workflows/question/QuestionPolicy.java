@@ -1,15 +1,52 @@
 package dev.questionflow.workflows.question;
 
+import java.util.List;
+
 /**
  * Settings the workflow needs, decided by the API from application.yml at acceptance time and frozen into the
  * history so a replay sees the same values.
  *
  * @param humanReplyWindowSeconds how long a ticketed question waits for a staff reply before the workflow closes
  * @param promisedReplyText what the customer is told when the question is handed to a person
+ * @param chainBudgetSeconds processing budget from the start of processing to an answer (SPEC: about 30 s); when
+ *     it runs out the model stage is abandoned and the question is answered from the FAQ or handed over
+ * @param backupModel whether a backup model is configured (tried when the primary one fails)
+ * @param criticalStages stages that may not be skipped: when one of them fails the question is handed to a person
+ *     instead of being answered without it ({@code intent}, {@code retrieval}); other stages are skipped with a
+ *     notice
+ * @param deadLetter how a ticket the helpdesk did not take is redelivered
  */
-public record QuestionPolicy(long humanReplyWindowSeconds, String promisedReplyText) {
+public record QuestionPolicy(
+    long humanReplyWindowSeconds,
+    String promisedReplyText,
+    long chainBudgetSeconds,
+    boolean backupModel,
+    List<String> criticalStages,
+    DeadLetterPolicy deadLetter) {
+
+  public static final long DEFAULT_CHAIN_BUDGET_SECONDS = 30;
+
+  public QuestionPolicy {
+    chainBudgetSeconds = chainBudgetSeconds <= 0 ? DEFAULT_CHAIN_BUDGET_SECONDS : chainBudgetSeconds;
+    criticalStages = criticalStages == null ? List.of() : List.copyOf(criticalStages);
+    deadLetter = deadLetter == null ? DeadLetterPolicy.defaults() : deadLetter;
+  }
+
+  public QuestionPolicy(long humanReplyWindowSeconds, String promisedReplyText) {
+    this(humanReplyWindowSeconds, promisedReplyText, DEFAULT_CHAIN_BUDGET_SECONDS, false, List.of(), null);
+  }
 
   public static QuestionPolicy defaults() {
     return new QuestionPolicy(7 * 24 * 3600, "A member of our support team will reply within 24 hours.");
+  }
+
+  /**
+   * @param initialBackoffSeconds wait after the first failed redelivery; doubled after each failure
+   * @param maxBackoffSeconds cap of that wait
+   */
+  public record DeadLetterPolicy(long initialBackoffSeconds, long maxBackoffSeconds) {
+    public static DeadLetterPolicy defaults() {
+      return new DeadLetterPolicy(60, 3600);
+    }
   }
 }

@@ -1,9 +1,12 @@
 package dev.questionflow.workflows.question;
 
 import dev.questionflow.workflows.SearchAttributes;
+import dev.questionflow.workflows.deadletter.DeadLetter;
+import dev.questionflow.workflows.deadletter.DeadLetterTicketWorkflow;
 import dev.questionflow.workflows.generation.GenerationActivities;
 import dev.questionflow.workflows.generation.GenerationRequest;
 import dev.questionflow.workflows.generation.GenerationResult;
+import dev.questionflow.workflows.generation.ModelFailures;
 import dev.questionflow.workflows.intent.IntentActivities;
 import dev.questionflow.workflows.intent.IntentResult;
 import dev.questionflow.workflows.retrieval.FaqHit;
@@ -16,21 +19,38 @@ import dev.questionflow.workflows.ticket.TicketActivities;
 import dev.questionflow.workflows.ticket.TicketClosing;
 import dev.questionflow.workflows.ticket.TicketRef;
 import dev.questionflow.workflows.ticket.TicketRequest;
+import dev.questionflow.workflows.ticket.TicketUndelivered;
+import io.temporal.api.enums.v1.ParentClosePolicy;
 import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.failure.ChildWorkflowFailure;
+import io.temporal.failure.TimeoutFailure;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.CancellationScope;
+import io.temporal.workflow.ChildWorkflowOptions;
+import io.temporal.workflow.Promise;
+import io.temporal.workflow.Saga;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.slf4j.Logger;
 
 /**
- * Walks a question down the ladder: intent, retrieval, generation (RAG or LLM only), the FAQ standard answer,
- * and finally a ticket answered by a person. Activity options come from WorkflowImplementationOptions (declared
- * per stage in application.yml), so none are hard-coded here.
+ * Walks a question down the ladder: intent, retrieval, generation with the primary and then the backup model (RAG
+ * or LLM only) inside the chain budget, the FAQ standard answer (semantic or keyword level), and finally a ticket
+ * answered by a person. Activity options come from WorkflowImplementationOptions (declared per stage in
+ * application.yml), so none are hard-coded here. A model whose circuit is open fails its activity at once
+ * ({@link ModelFailures#CIRCUIT_OPEN}, not retried), so such questions reach the FAQ level without waiting.
  */
 public class QuestionWorkflowImpl implements QuestionWorkflow {
 
   private static final Logger log = Workflow.getLogger(QuestionWorkflowImpl.class);
   private static final int TOP_K = 3;
+  static final String NO_KNOWLEDGE_NOTICE =
+      "Answered without our knowledge base, which is unavailable right now.";
+  static final String STANDARD_REPLY_NOTICE = "Simplified mode: this is our standard answer.";
 
   private final IntentActivities intents = Workflow.newActivityStub(IntentActivities.class);
   private final RetrievalActivities retrieval = Workflow.newActivityStub(RetrievalActivities.class);
@@ -43,9 +63,12 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
   private Answer answer;
   private StaffReply staffReply;
   private String ticketId;
+  private long processingStartedAt;
 
   @Override
   public Answer answer(Question question) {
+    QuestionPolicy policy = question.policy() == null ? QuestionPolicy.defaults() : question.policy();
+    processingStartedAt = Workflow.currentTimeMillis();
     // also set by the API at start; repeated here so workflows started from elsewhere (CLI, tests) carry them
     stage = Stage.PROCESSING;
     Workflow.upsertTypedSearchAttributes(
@@ -53,60 +76,140 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
         SearchAttributes.SESSION_ID.valueSet(question.sessionId()),
         SearchAttributes.PRIORITY.valueSet((long) question.priority()),
         SearchAttributes.STAGE.valueSet(stage.name()));
+    List<String> problems = new ArrayList<>();
 
-    IntentResult classified = classify(question.text());
+    IntentResult classified = classify(question.text(), problems);
+    if (classified == null) {
+      if (policy.criticalStages().contains("intent")) {
+        return handOver(question, RetrievalResult.none("skipped"), policy, String.join("; ", problems));
+      }
+      classified = new IntentResult(IntentActivities.DEFAULT_INTENT, "default");
+    }
     intent = classified.intent();
     Workflow.upsertTypedSearchAttributes(SearchAttributes.INTENT.valueSet(intent));
 
-    RetrievalResult found = retrieve(question.text());
-    String reason;
-    GenerationResult generated = generate(question.text(), found);
-    if (generated != null && generated.answered()) {
+    RetrievalResult found = retrieve(question.text(), problems);
+    boolean withoutKnowledge = found == null;
+    if (found == null) {
+      if (policy.criticalStages().contains("retrieval")) {
+        return handOver(question, RetrievalResult.none("failed"), policy, String.join("; ", problems));
+      }
+      found = RetrievalResult.none("failed");
+    }
+
+    GenerationResult generated = generate(ModelFailures.PRIMARY, question.text(), found, policy, problems);
+    if (generated == null && policy.backupModel() && !overBudget(policy)) {
+      generated = generate(ModelFailures.BACKUP, question.text(), found, policy, problems);
+    }
+    if (generated != null) {
       AnswerLevel level = found.matched() ? AnswerLevel.RAG : AnswerLevel.LLM;
       String faqId = found.matched() ? found.best().faqId() : null;
-      return finish(new Answer(generated.text(), level, faqId, null, null), Stage.ANSWERED);
+      String notice = withoutKnowledge ? NO_KNOWLEDGE_NOTICE : null;
+      return finish(
+          new Answer(generated.text(), level, faqId, null, notice, reason(problems)), Stage.ANSWERED);
     }
-    reason = generated == null ? "model failed" : "model not configured";
 
     if (found.matched()) {
-      AnswerLevel level = RetrievalResult.KEYWORD.equals(found.method()) ? AnswerLevel.KEYWORD : AnswerLevel.FAQ;
-      Answer faq =
-          templates.renderFaqAnswer(new TemplateRequest(found.best().faqId(), question.channel(), reason, level));
-      return finish(faq, Stage.ANSWERED);
+      return finish(faqAnswer(question, found, reason(problems)), Stage.ANSWERED);
     }
-    return handOver(question, found, reason + ", no FAQ match");
+    problems.add("no FAQ match");
+    return handOver(question, found, policy, reason(problems));
   }
 
-  private IntentResult classify(String text) {
+  private IntentResult classify(String text, List<String> problems) {
     try {
       return intents.classifyIntent(text);
     } catch (ActivityFailure e) {
-      log.warn("intent stage failed, using default intent: {}", e.getCause().getMessage());
-      return new IntentResult(IntentActivities.DEFAULT_INTENT, "default");
-    }
-  }
-
-  private RetrievalResult retrieve(String text) {
-    try {
-      return retrieval.retrieveFaq(new RetrievalRequest(text, TOP_K));
-    } catch (ActivityFailure e) {
-      log.warn("retrieval stage failed, continuing without knowledge: {}", e.getCause().getMessage());
-      return RetrievalResult.none("failed");
-    }
-  }
-
-  /** Returns null when the model call failed after its retry policy. */
-  private GenerationResult generate(String text, RetrievalResult found) {
-    List<FaqHit> knowledge = found.matched() ? List.of(found.best()) : List.of();
-    try {
-      return generation.generateAnswer(new GenerationRequest(text, knowledge, dev.questionflow.workflows.generation.ModelFailures.PRIMARY));
-    } catch (ActivityFailure e) {
-      log.warn("generation stage failed, falling down the ladder: {}", e.getCause().getMessage());
+      problems.add("intent: " + failureType(e));
+      log.warn("intent stage failed: {}", failureType(e));
       return null;
     }
   }
 
-  private Answer handOver(Question question, RetrievalResult found, String reason) {
+  private RetrievalResult retrieve(String text, List<String> problems) {
+    try {
+      return retrieval.retrieveFaq(new RetrievalRequest(text, TOP_K));
+    } catch (ActivityFailure e) {
+      problems.add("retrieval: " + failureType(e));
+      log.warn("retrieval stage failed: {}", failureType(e));
+      return null;
+    }
+  }
+
+  /**
+   * One model's answer, raced against what is left of the chain budget (a durable timer, so the budget holds across
+   * worker restarts). Returns null when the model failed, is not configured, or the budget ran out; the problem is
+   * added to {@code problems}.
+   */
+  private GenerationResult generate(
+      String model, String text, RetrievalResult found, QuestionPolicy policy, List<String> problems) {
+    Duration left = budgetLeft(policy);
+    if (left.isZero() || left.isNegative()) {
+      problems.add(model + " model: skipped, chain budget used up");
+      return null;
+    }
+    List<FaqHit> knowledge = found.matched() ? List.of(found.best()) : List.of();
+    GenerationRequest request = new GenerationRequest(text, knowledge, model);
+    List<Promise<?>> racing = new ArrayList<>(2);
+    CancellationScope scope =
+        Workflow.newCancellationScope(
+            () -> {
+              racing.add(Async.function(generation::generateAnswer, request));
+              racing.add(Workflow.newTimer(left));
+            });
+    scope.run();
+    @SuppressWarnings("unchecked")
+    Promise<GenerationResult> call = (Promise<GenerationResult>) racing.get(0);
+    Promise<?> timer = racing.get(1);
+    Workflow.await(() -> call.isCompleted() || timer.isCompleted());
+    scope.cancel(); // stops the loser: the timer, or the abandoned model call
+    if (!call.isCompleted()) {
+      problems.add(model + " model: over the " + policy.chainBudgetSeconds() + " s chain budget");
+      Workflow.getMetricsScope().tagged(Map.of("model", model)).counter("cs_budget_exceeded_total").inc(1);
+      log.warn("{} model did not answer within the chain budget; answering from lower levels", model);
+      return null;
+    }
+    try {
+      GenerationResult result = call.get();
+      if (!result.answered()) {
+        problems.add(model + " model: not configured");
+        return null;
+      }
+      return result;
+    } catch (ActivityFailure e) {
+      problems.add(model + " model: " + failureType(e));
+      log.warn("{} model failed: {}", model, failureType(e));
+      return null;
+    }
+  }
+
+  private Duration budgetLeft(QuestionPolicy policy) {
+    long deadline = processingStartedAt + policy.chainBudgetSeconds() * 1000;
+    return Duration.ofMillis(Math.max(0, deadline - Workflow.currentTimeMillis()));
+  }
+
+  private boolean overBudget(QuestionPolicy policy) {
+    return budgetLeft(policy).isZero();
+  }
+
+  /** The FAQ entry's standard answer (L3/L4): rendered by the template stage, or taken as is if that fails. */
+  private Answer faqAnswer(Question question, RetrievalResult found, String reason) {
+    AnswerLevel level =
+        RetrievalResult.KEYWORD.equals(found.method()) ? AnswerLevel.KEYWORD : AnswerLevel.FAQ;
+    try {
+      return templates
+          .renderFaqAnswer(new TemplateRequest(found.best().faqId(), question.channel(), reason, level))
+          .withReason(reason);
+    } catch (ActivityFailure e) {
+      log.warn("template stage failed, giving the standard reply: {}", failureType(e));
+      return new Answer(
+          found.best().answer(), level, found.best().faqId(), null, STANDARD_REPLY_NOTICE,
+          reason + "; template: " + failureType(e));
+    }
+  }
+
+  private Answer handOver(
+      Question question, RetrievalResult found, QuestionPolicy policy, String reason) {
     String workflowId = Workflow.getInfo().getWorkflowId();
     List<String> candidates = found.hits().stream().map(FaqHit::faqId).toList();
     TicketRef ticket =
@@ -121,10 +224,12 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
                 candidates,
                 reason));
     ticketId = ticket.ticketId();
-    QuestionPolicy policy = question.policy() == null ? QuestionPolicy.defaults() : question.policy();
+    deliverOrDeadLetter(workflowId, policy);
+
     Answer handedOver =
-        new Answer(policy.promisedReplyText(), AnswerLevel.TICKET, null, ticketId, "Handed over to a person.");
-    publish(handedOver, Stage.TICKETED);
+        new Answer(
+            policy.promisedReplyText(), AnswerLevel.TICKET, null, ticketId, "Handed over to a person.", reason);
+    finish(handedOver, Stage.TICKETED);
 
     boolean replied =
         Workflow.await(Duration.ofSeconds(policy.humanReplyWindowSeconds()), () -> staffReply != null);
@@ -132,20 +237,92 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
       return handedOver;
     }
     tickets.closeTicket(new TicketClosing(ticketId, staffReply.agent(), staffReply.text()));
-    return finish(new Answer(staffReply.text(), AnswerLevel.HUMAN, null, ticketId, null), Stage.ANSWERED);
+    return finish(
+        new Answer(staffReply.text(), AnswerLevel.HUMAN, null, ticketId, null, null), Stage.ANSWERED);
+  }
+
+  /**
+   * Saga: the ticket is in our inbox (step 1); delivering it to the helpdesk (step 2) may fail after its retries.
+   * Then the compensation marks the inbox ticket undelivered and a dead-letter workflow takes over redelivery, so
+   * the ticket is never lost and the customer is not kept waiting for the helpdesk.
+   */
+  private void deliverOrDeadLetter(String workflowId, QuestionPolicy policy) {
+    String[] deliveryError = new String[1];
+    Saga saga = new Saga(new Saga.Options.Builder().build());
+    saga.addCompensation(
+        () -> tickets.markTicketUndelivered(new TicketUndelivered(ticketId, deliveryError[0])));
+    try {
+      tickets.deliverTicket(ticketId);
+    } catch (ActivityFailure e) {
+      deliveryError[0] = failureMessage(e);
+      log.error("helpdesk did not take ticket {}: {}; compensating", ticketId, deliveryError[0]);
+      saga.compensate();
+      startDeadLetter(workflowId, deliveryError[0], policy);
+    }
+  }
+
+  private void startDeadLetter(String workflowId, String error, QuestionPolicy policy) {
+    DeadLetterTicketWorkflow deadLetter =
+        Workflow.newChildWorkflowStub(
+            DeadLetterTicketWorkflow.class,
+            ChildWorkflowOptions.newBuilder()
+                .setWorkflowId(DeadLetterTicketWorkflow.workflowIdFor(ticketId))
+                // it must outlive this question workflow (which may end long before the helpdesk is back)
+                .setParentClosePolicy(ParentClosePolicy.PARENT_CLOSE_POLICY_ABANDON)
+                .build());
+    Async.function(
+        deadLetter::redeliver, new DeadLetter(ticketId, workflowId, error, 0, policy.deadLetter()));
+    try {
+      Workflow.getWorkflowExecution(deadLetter).get();
+    } catch (ChildWorkflowFailure e) {
+      // already started for this ticket (e.g. this question was reset and re-run): that one carries on
+      log.warn("dead-letter workflow for ticket {} not started: {}", ticketId, e.getMessage());
+    }
   }
 
   private Answer finish(Answer result, Stage finalStage) {
-    publish(result, finalStage);
+    answer = result;
+    stage = finalStage;
+    Workflow.upsertTypedSearchAttributes(
+        SearchAttributes.ANSWER_LEVEL.valueSet(result.level().name()),
+        SearchAttributes.STAGE.valueSet(finalStage.name()));
+    recordMetrics(result);
     return result;
   }
 
-  private void publish(Answer result, Stage newStage) {
-    answer = result;
-    stage = newStage;
-    Workflow.upsertTypedSearchAttributes(
-        SearchAttributes.ANSWER_LEVEL.valueSet(result.level().name()),
-        SearchAttributes.STAGE.valueSet(newStage.name()));
+  /** Replay-safe metrics (the SDK's workflow metrics scope skips them during replay). */
+  private void recordMetrics(Answer result) {
+    var scope = Workflow.getMetricsScope().tagged(Map.of("level", result.level().name()));
+    scope.counter("cs_answer_total").inc(1);
+    if (result.notice() != null) {
+      scope.counter("cs_answer_degraded_total").inc(1);
+    }
+    scope
+        .timer("cs_answer_elapsed")
+        .record(
+            com.uber.m3.util.Duration.ofMillis(Workflow.currentTimeMillis() - processingStartedAt));
+  }
+
+  private static String reason(List<String> problems) {
+    return problems.isEmpty() ? null : String.join("; ", problems);
+  }
+
+  /** The failure's type for people and metrics: the ApplicationFailure type, or the kind of timeout. */
+  static String failureType(ActivityFailure e) {
+    Throwable cause = e.getCause();
+    if (cause instanceof ApplicationFailure af) {
+      return af.getType();
+    }
+    if (cause instanceof TimeoutFailure tf) {
+      return "Timeout(" + tf.getTimeoutType().name().replace("TIMEOUT_TYPE_", "") + ")";
+    }
+    return cause == null ? e.getMessage() : cause.getClass().getSimpleName();
+  }
+
+  private static String failureMessage(ActivityFailure e) {
+    Throwable cause = e.getCause();
+    String type = failureType(e);
+    return cause == null || cause.getMessage() == null ? type : type + ": " + cause.getMessage();
   }
 
   @Override

@@ -6,6 +6,10 @@ import dev.questionflow.workflows.SearchAttributes;
 import dev.questionflow.workflows.generation.GenerationActivities;
 import dev.questionflow.workflows.generation.GenerationRequest;
 import dev.questionflow.workflows.generation.GenerationResult;
+import dev.questionflow.workflows.generation.ModelFailures;
+import dev.questionflow.workflows.deadletter.DeadLetterStatus;
+import dev.questionflow.workflows.deadletter.DeadLetterTicketWorkflow;
+import dev.questionflow.workflows.deadletter.DeadLetterTicketWorkflowImpl;
 import dev.questionflow.workflows.intent.IntentActivities;
 import dev.questionflow.workflows.intent.IntentResult;
 import dev.questionflow.workflows.retrieval.FaqHit;
@@ -18,6 +22,7 @@ import dev.questionflow.workflows.ticket.TicketActivities;
 import dev.questionflow.workflows.ticket.TicketClosing;
 import dev.questionflow.workflows.ticket.TicketRef;
 import dev.questionflow.workflows.ticket.TicketRequest;
+import dev.questionflow.workflows.ticket.TicketUndelivered;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
@@ -64,7 +69,8 @@ class QuestionWorkflowTest {
             .build();
     worker.registerWorkflowImplementationTypes(
         WorkflowImplementationOptions.newBuilder().setDefaultActivityOptions(options).build(),
-        QuestionWorkflowImpl.class);
+        QuestionWorkflowImpl.class,
+        DeadLetterTicketWorkflowImpl.class);
     worker.registerActivitiesImplementations(activities);
     env.start();
     client = env.getWorkflowClient();
@@ -119,7 +125,7 @@ class QuestionWorkflowTest {
 
     assertThat(answer.level()).isEqualTo(AnswerLevel.FAQ);
     assertThat(answer.notice()).isNotBlank();
-    assertThat(activities.templateReasons).containsExactly("model not configured");
+    assertThat(activities.templateReasons).containsExactly("primary model: not configured");
     assertThat(workflow.status().stage()).isEqualTo(Stage.ANSWERED);
   }
 
@@ -142,7 +148,8 @@ class QuestionWorkflowTest {
 
     assertThat(answer.level()).isEqualTo(AnswerLevel.FAQ);
     assertThat(activities.modelCalls.get()).isEqualTo(3);
-    assertThat(activities.templateReasons).containsExactly("model failed");
+    assertThat(activities.templateReasons).containsExactly("primary model: InternalServerException");
+    assertThat(answer.reason()).isEqualTo("primary model: InternalServerException");
   }
 
   @Test
@@ -188,6 +195,114 @@ class QuestionWorkflowTest {
     assertThat(activities.closings).isEmpty();
   }
 
+  @Test
+  void whenThePrimaryModelFailsTheBackupModelAnswers() {
+    activities.match = CARD;
+    activities.modelFailure = ApplicationFailure.newNonRetryableFailure("breaker open", ModelFailures.CIRCUIT_OPEN);
+    activities.backupReply = "Your card arrives within a week (backup).";
+
+    Answer answer = workflow("q-backup").answer(question("Where is my card?", policy(30, true, List.of())));
+
+    assertThat(answer.level()).isEqualTo(AnswerLevel.RAG);
+    assertThat(answer.text()).contains("backup");
+    assertThat(answer.reason()).isEqualTo("primary model: CircuitOpen");
+    assertThat(activities.generationRequests).extracting(GenerationRequest::model)
+        .containsExactly(ModelFailures.PRIMARY, ModelFailures.BACKUP);
+  }
+
+  @Test
+  void aModelSlowerThanTheChainBudgetIsAbandonedForTheFaq() {
+    activities.match = CARD;
+    activities.modelReply = "too late";
+    activities.modelLatencyMillis = 3_000;
+
+    QuestionWorkflow workflow = workflow("q-budget");
+    Answer answer = workflow.answer(question("Where is my card?", policy(1, false, List.of())));
+
+    assertThat(answer.level()).isEqualTo(AnswerLevel.FAQ);
+    assertThat(answer.reason()).isEqualTo("primary model: over the 1 s chain budget");
+    assertThat(activities.templateReasons).containsExactly("primary model: over the 1 s chain budget");
+  }
+
+  @Test
+  void retrievalDownMeansAnLlmOnlyAnswerWithANotice() {
+    activities.retrievalFails = true;
+    activities.modelReply = "Happy to help.";
+
+    Answer answer = workflow("q-noretrieval").answer(question("Where is my card?"));
+
+    assertThat(answer.level()).isEqualTo(AnswerLevel.LLM);
+    assertThat(answer.notice()).isEqualTo(QuestionWorkflowImpl.NO_KNOWLEDGE_NOTICE);
+    assertThat(answer.reason()).isEqualTo("retrieval: Unavailable");
+  }
+
+  @Test
+  void aFailedCriticalStageHandsTheQuestionOver() {
+    activities.retrievalFails = true;
+    activities.modelReply = "would have answered";
+
+    Answer answer =
+        workflow("q-critical").answer(question("Where is my card?", policy(30, false, List.of("retrieval"))));
+
+    assertThat(answer.level()).isEqualTo(AnswerLevel.TICKET);
+    assertThat(activities.modelCalls.get()).isZero();
+    assertThat(activities.ticketRequests).singleElement()
+        .satisfies(t -> assertThat(t.reason()).isEqualTo("retrieval: Unavailable"));
+  }
+
+  @Test
+  void whenTheTemplateStageFailsTheStandardReplyIsTheFaqAnswerItself() {
+    activities.match = CARD;
+    activities.templateFails = true;
+
+    Answer answer = workflow("q-standard").answer(question("Where is my card?"));
+
+    assertThat(answer.level()).isEqualTo(AnswerLevel.FAQ);
+    assertThat(answer.text()).isEqualTo(CARD.answer());
+    assertThat(answer.notice()).isEqualTo(QuestionWorkflowImpl.STANDARD_REPLY_NOTICE);
+  }
+
+  @Test
+  void aTicketTheHelpdeskRefusesBecomesADeadLetterThatIsDeliveredOnceItRecovers() {
+    activities.helpdeskDown = true;
+
+    Answer answer = workflow("q-deadletter").answer(question("Why is the sky blue?"));
+
+    // the customer is not kept waiting for the helpdesk: handed over, ticket compensated, dead letter started
+    assertThat(answer.level()).isEqualTo(AnswerLevel.TICKET);
+    assertThat(activities.undelivered).singleElement()
+        .satisfies(u -> {
+          assertThat(u.ticketId()).isEqualTo("T-deadletter");
+          assertThat(u.reason()).contains("HelpdeskUnavailable");
+        });
+    DeadLetterTicketWorkflow deadLetter =
+        client.newWorkflowStub(DeadLetterTicketWorkflow.class, DeadLetterTicketWorkflow.workflowIdFor("T-deadletter"));
+    int failedBefore = activities.deliveryAttempts.get();
+    env.sleep(Duration.ofMinutes(10)); // time skipping: several redelivery rounds with growing backoff
+    assertThat(activities.deliveryAttempts.get()).isGreaterThan(failedBefore);
+    assertThat(deadLetter.status().delivered()).isFalse();
+    assertThat(activities.deliveries.get()).isZero();
+
+    activities.helpdeskDown = false;
+    deadLetter.redrive();
+    DeadLetterStatus done =
+        client.newUntypedWorkflowStub(DeadLetterTicketWorkflow.workflowIdFor("T-deadletter"))
+            .getResult(DeadLetterStatus.class);
+
+    assertThat(done.delivered()).isTrue();
+    assertThat(done.attempts()).isGreaterThanOrEqualTo(2);
+    assertThat(activities.deliveries.get()).isEqualTo(1);
+  }
+
+  private static QuestionPolicy policy(long budgetSeconds, boolean backup, List<String> critical) {
+    return new QuestionPolicy(3600, "We will reply within a day.", budgetSeconds, backup, critical,
+        new QuestionPolicy.DeadLetterPolicy(60, 600));
+  }
+
+  private static Question question(String text, QuestionPolicy policy) {
+    return new Question("s1", "u1", "m1", text, Question.Tier.STANDARD, "web", "r1", 5, policy);
+  }
+
   /** One object serving all five activity interfaces, scripted per test. */
   static class Scripted
       implements IntentActivities, RetrievalActivities, GenerationActivities, TemplateActivities, TicketActivities {
@@ -195,6 +310,14 @@ class QuestionWorkflowTest {
     volatile String modelReply;
     volatile RuntimeException modelFailure;
     volatile boolean intentFails;
+    volatile boolean retrievalFails;
+    volatile boolean templateFails;
+    volatile String backupReply;
+    volatile long modelLatencyMillis;
+    volatile boolean helpdeskDown;
+    final AtomicInteger deliveries = new AtomicInteger();
+    final AtomicInteger deliveryAttempts = new AtomicInteger();
+    final List<TicketUndelivered> undelivered = new CopyOnWriteArrayList<>();
     volatile String retrievalMethod = RetrievalResult.SEMANTIC;
     final AtomicInteger modelCalls = new AtomicInteger();
     final List<GenerationRequest> generationRequests = new CopyOnWriteArrayList<>();
@@ -212,6 +335,9 @@ class QuestionWorkflowTest {
 
     @Override
     public RetrievalResult retrieveFaq(RetrievalRequest request) {
+      if (retrievalFails) {
+        throw ApplicationFailure.newNonRetryableFailure("index unavailable", "Unavailable");
+      }
       return match == null ? RetrievalResult.none(retrievalMethod) : new RetrievalResult(List.of(match), match, retrievalMethod);
     }
 
@@ -219,6 +345,18 @@ class QuestionWorkflowTest {
     public GenerationResult generateAnswer(GenerationRequest request) {
       modelCalls.incrementAndGet();
       generationRequests.add(request);
+      if (ModelFailures.BACKUP.equals(request.model())) {
+        return backupReply == null
+            ? GenerationResult.notConfigured()
+            : new GenerationResult(GenerationResult.Outcome.ANSWERED, backupReply, "backup-model");
+      }
+      if (modelLatencyMillis > 0) {
+        try {
+          Thread.sleep(modelLatencyMillis);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
       if (modelFailure != null) {
         throw modelFailure;
       }
@@ -230,13 +368,31 @@ class QuestionWorkflowTest {
     @Override
     public Answer renderFaqAnswer(TemplateRequest request) {
       templateReasons.add(request.reason());
-      return new Answer("Within 3-5 working days.", request.level(), request.faqId(), null, "Simplified mode");
+      if (templateFails) {
+        throw ApplicationFailure.newNonRetryableFailure("template store down", "Unavailable");
+      }
+      return new Answer("Within 3-5 working days.", request.level(), request.faqId(), null, "Simplified mode", null);
     }
 
     @Override
     public TicketRef openTicket(TicketRequest request) {
       ticketRequests.add(request);
       return new TicketRef(TicketRef.idFor(request.workflowId()), false);
+    }
+
+    @Override
+    public TicketRef deliverTicket(String ticketId) {
+      deliveryAttempts.incrementAndGet();
+      if (helpdeskDown) {
+        throw ApplicationFailure.newFailure("helpdesk answered HTTP 503", "HelpdeskUnavailable");
+      }
+      deliveries.incrementAndGet();
+      return new TicketRef(ticketId, true);
+    }
+
+    @Override
+    public void markTicketUndelivered(TicketUndelivered ticket) {
+      undelivered.add(ticket);
     }
 
     @Override
