@@ -2,65 +2,188 @@ package dev.questionflow.activities.generation;
 
 import dev.langchain4j.data.message.SystemMessage;
 import dev.langchain4j.data.message.UserMessage;
-import dev.langchain4j.exception.NonRetriableException;
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.openai.OpenAiChatModel;
+import dev.langchain4j.model.output.FinishReason;
+import dev.questionflow.activities.generation.ModelErrors.ModelError;
+import dev.questionflow.activities.resilience.Dependency;
+import dev.questionflow.activities.resilience.DependencyBreakers;
+import dev.questionflow.activities.resilience.UpstreamErrors;
+import dev.questionflow.activities.resilience.UpstreamErrors.Kind;
 import dev.questionflow.workflows.generation.GenerationActivities;
 import dev.questionflow.workflows.generation.GenerationRequest;
 import dev.questionflow.workflows.generation.GenerationResult;
+import dev.questionflow.workflows.generation.ModelFailures;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.failure.ApplicationFailure;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Generation through langchain4j's OpenAI-compatible client (OpenAI, Qwen/DashScope, vLLM, Ollama...). The
- * client's own retries are off: Temporal's retry policy is the only retry loop.
+ * Generation through langchain4j's OpenAI-compatible client (OpenAI, Qwen/DashScope, vLLM, Ollama...), with one
+ * client and one circuit breaker per configured model (primary, optional backup; the request says which).
+ *
+ * <ul>
+ *   <li>The client's own retries are off ({@code maxRetries(0)}): Temporal's retry policy is the only retry loop.
+ *   <li>Every failure is thrown as an {@link ApplicationFailure} whose type is one of {@link ModelFailures}; which
+ *       types Temporal retries is declared in application.yml ({@code non-retryable-error-types}), and the
+ *       non-retryable ones are also flagged as such here. A 429 carries the server's Retry-After as the next retry
+ *       delay.
+ *   <li>Breaker OPEN: {@link ModelFailures#CIRCUIT_OPEN}, non-retryable, without any HTTP call, so the workflow falls to
+ *       the FAQ level without paying a timeout.
+ *   <li>The answer goes through {@link OutputChecks} (empty / garbled output rejected, personal data redacted).
+ * </ul>
  */
 public class OpenAiGenerationActivities implements GenerationActivities {
 
   private static final Logger log = LoggerFactory.getLogger(OpenAiGenerationActivities.class);
 
-  private final ModelSettings settings;
-  private final ChatModel model;
+  /** One configured model: its settings, client and breaker. */
+  private record Model(String role, Dependency dependency, ModelSettings settings, ChatModel client) {}
 
-  public OpenAiGenerationActivities(ModelSettings settings) {
-    this.settings = settings;
-    this.model =
-        settings.configured()
-            ? OpenAiChatModel.builder()
-                .baseUrl(settings.baseUrl())
-                .apiKey(settings.apiKey() == null || settings.apiKey().isBlank() ? "none" : settings.apiKey())
-                .modelName(settings.modelName())
-                .timeout(settings.timeout())
-                .maxRetries(0)
-                .build()
-            : null;
-    if (model == null) {
+  private final String companyName;
+  private final Model primary;
+  private final Model backup;
+  private final RateLimitPolicy rateLimits;
+  private final DependencyBreakers breakers;
+  private final UpstreamErrors errors;
+
+  /** Primary model only, the SPEC's breaker settings, metrics in a private registry. */
+  public OpenAiGenerationActivities(ModelSettings primary) {
+    this(primary, null, RateLimitPolicy.DEFAULT, DependencyBreakers.withSpecDefaults(),
+        new UpstreamErrors(new SimpleMeterRegistry()));
+  }
+
+  /**
+   * @param primary the main model; not configured (blank base URL) = every request reports NOT_CONFIGURED
+   * @param backup the backup model, or null / not configured: backup requests report NOT_CONFIGURED
+   */
+  public OpenAiGenerationActivities(
+      ModelSettings primary,
+      ModelSettings backup,
+      RateLimitPolicy rateLimits,
+      DependencyBreakers breakers,
+      UpstreamErrors errors) {
+    this.companyName = primary.companyName();
+    this.primary = model(ModelFailures.PRIMARY, Dependency.PRIMARY_MODEL, primary);
+    this.backup = model(ModelFailures.BACKUP, Dependency.BACKUP_MODEL, backup);
+    this.rateLimits = rateLimits == null ? RateLimitPolicy.DEFAULT : rateLimits;
+    this.breakers = breakers;
+    this.errors = errors;
+    if (this.primary == null) {
       log.info("LLM_BASE_URL is not set: the generation stage reports 'not configured' and answers come from the FAQ");
     }
+    if (this.backup != null) {
+      log.info("backup model configured: {} at {}", backup.modelName(), backup.baseUrl());
+    }
+  }
+
+  private static Model model(String role, Dependency dependency, ModelSettings settings) {
+    if (settings == null || !settings.configured()) {
+      return null;
+    }
+    ChatModel client =
+        OpenAiChatModel.builder()
+            .baseUrl(settings.baseUrl())
+            .apiKey(settings.apiKey() == null || settings.apiKey().isBlank() ? "none" : settings.apiKey())
+            .modelName(settings.modelName())
+            .timeout(settings.timeout())
+            .maxRetries(0)
+            // the stock JDK client drops the headers of error responses; this one keeps Retry-After
+            .httpClientBuilder(RetryAfterHttpClient.builder())
+            .build();
+    return new Model(role, dependency, settings, client);
   }
 
   @Override
   public GenerationResult generateAnswer(GenerationRequest request) {
+    Model model = switch (request.model()) {
+      case ModelFailures.PRIMARY -> primary;
+      case ModelFailures.BACKUP -> backup;
+      default -> throw ApplicationFailure.newNonRetryableFailure(
+          "unknown model '" + request.model() + "', expected primary or backup", ModelFailures.BAD_REQUEST);
+    };
     if (model == null) {
       return GenerationResult.notConfigured();
     }
+    CircuitBreaker breaker = breakers.breaker(model.dependency());
+    if (!breaker.tryAcquirePermission()) {
+      errors.record(model.dependency(), Kind.CIRCUIT_OPEN);
+      throw ApplicationFailure.newNonRetryableFailure(
+          "the " + model.role() + " model's circuit breaker is " + breaker.getState() + ": not calling it",
+          ModelFailures.CIRCUIT_OPEN);
+    }
+    long started = System.nanoTime();
     ChatResponse response;
     try {
       response =
-          model.chat(
-              SystemMessage.from(PromptBuilder.systemPrompt(settings.companyName(), request.knowledge())),
+          model.client().chat(
+              SystemMessage.from(PromptBuilder.systemPrompt(companyName, request.knowledge())),
               UserMessage.from(request.question()));
-    } catch (NonRetriableException e) {
-      // bad request, auth, content policy, unknown model: retrying cannot help
-      throw ApplicationFailure.newNonRetryableFailureWithCause(
-          e.getMessage(), e.getClass().getSimpleName(), e);
+    } catch (RuntimeException e) {
+      throw failed(model, breaker, started, e);
     }
-    String text = response.aiMessage() == null ? null : response.aiMessage().text();
-    if (text == null || text.isBlank()) {
-      throw ApplicationFailure.newFailure("the model returned an empty answer", "EmptyModelOutput");
+    if (response.finishReason() == FinishReason.CONTENT_FILTER) {
+      breaker.releasePermission(); // the model is fine; the question or answer was filtered
+      errors.record(model.dependency(), Kind.CONTENT_POLICY);
+      throw ApplicationFailure.newNonRetryableFailure(
+          "the " + model.role() + " model's answer was stopped by its content filter", ModelFailures.CONTENT_POLICY);
     }
-    return new GenerationResult(GenerationResult.Outcome.ANSWERED, text.strip(), settings.modelName());
+    String text;
+    try {
+      text = OutputChecks.check(response.aiMessage() == null ? null : response.aiMessage().text());
+    } catch (OutputChecks.Rejected rejected) {
+      if (ModelFailures.GARBLED_OUTPUT.equals(rejected.type())) {
+        // garbage from a model that answers 200 is a sick model: count it, so the breaker can open
+        breaker.onError(System.nanoTime() - started, TimeUnit.NANOSECONDS, rejected);
+        errors.record(model.dependency(), Kind.GARBLED_OUTPUT);
+      } else {
+        // an empty answer is usually about this question (filtered silently, nothing to say), not the model's health
+        breaker.releasePermission();
+        errors.record(model.dependency(), Kind.EMPTY_OUTPUT);
+      }
+      throw ApplicationFailure.newNonRetryableFailure(rejected.getMessage(), rejected.type());
+    }
+    breaker.onSuccess(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+    return new GenerationResult(GenerationResult.Outcome.ANSWERED, text, model.settings().modelName());
+  }
+
+  private ApplicationFailure failed(Model model, CircuitBreaker breaker, long started, RuntimeException e) {
+    ModelError error = ModelErrors.classify(e);
+    if (error.countsAgainstHealth()) {
+      breaker.onError(System.nanoTime() - started, TimeUnit.NANOSECONDS, e);
+    } else {
+      breaker.releasePermission(); // neither a success nor a failure of the model (see ModelErrors)
+    }
+    errors.record(model.dependency(), error.kind());
+    String message = "the " + model.role() + " model (" + model.settings().modelName() + ") failed: " + error.kind().tag()
+        + " (" + e.getClass().getSimpleName() + ": " + abbreviate(e.getMessage()) + ")";
+    log.warn(message);
+    if (!error.retryable()) {
+      return ApplicationFailure.newNonRetryableFailureWithCause(message, error.type(), e);
+    }
+    if (ModelFailures.RATE_LIMITED.equals(error.type())) {
+      Duration delay = error.retryAfter() != null ? error.retryAfter() : rateLimits.defaultDelay();
+      if (delay.compareTo(rateLimits.maxDelay()) > 0) {
+        return ApplicationFailure.newNonRetryableFailureWithCause(
+            message + "; Retry-After " + delay.toMillis() + " ms exceeds " + rateLimits.maxDelay().toMillis()
+                + " ms, degrading now", error.type(), e);
+      }
+      return ApplicationFailure.newFailureWithCauseAndDelay(
+          message + "; retry after " + delay.toMillis() + " ms", error.type(), e, delay);
+    }
+    return ApplicationFailure.newFailureWithCause(message, error.type(), e);
+  }
+
+  private static String abbreviate(String s) {
+    if (s == null) {
+      return "";
+    }
+    String oneLine = s.replaceAll("\\s+", " ");
+    return oneLine.length() > 300 ? oneLine.substring(0, 300) + "..." : oneLine;
   }
 }

@@ -29,6 +29,6 @@ public class FaqTemplateActivities implements TemplateActivities {
                     ApplicationFailure.newNonRetryableFailure(
                         "no FAQ entry " + request.faqId() + " in pack " + pack.id(), "UnknownFaqEntry"));
     AnswerLevel level = request.level() == null ? AnswerLevel.FAQ : request.level();
-    return new Answer(entry.answer().strip(), level, entry.id(), null, NOTICE);
+    return new Answer(entry.answer().strip(), level, entry.id(), null, NOTICE, request.reason());
   }
 }

@@ -3,7 +3,13 @@ package dev.questionflow.activities.ticket;
 import java.time.Instant;
 import java.util.List;
 
-/** A question handed over to a person, with the context needed to answer it. */
+/**
+ * A question handed over to a person, with the context needed to answer it.
+ *
+ * @param deliveredAt when the helpdesk took it (null: not delivered, or no helpdesk configured)
+ * @param deliveryError set when the helpdesk did not take it after the question's retries (a dead letter, being
+ *     redelivered by its DeadLetterTicket workflow); cleared on delivery
+ */
 public record Ticket(
     String ticketId,
     String workflowId,
@@ -19,7 +25,8 @@ public record Ticket(
     Instant deliveredAt,
     String agent,
     String reply,
-    Instant answeredAt) {
+    Instant answeredAt,
+    String deliveryError) {
 
   public enum Status {
     OPEN,
@@ -28,11 +35,16 @@ public record Ticket(
 
   Ticket delivered(Instant at) {
     return new Ticket(ticketId, workflowId, sessionId, userId, question, intent, priority, candidateFaqIds, reason,
-        status, createdAt, at, agent, reply, answeredAt);
+        status, createdAt, at, agent, reply, answeredAt, null);
   }
 
   Ticket answered(String byAgent, String replyText, Instant at) {
     return new Ticket(ticketId, workflowId, sessionId, userId, question, intent, priority, candidateFaqIds, reason,
-        Status.ANSWERED, createdAt, deliveredAt, byAgent, replyText, at);
+        Status.ANSWERED, createdAt, deliveredAt, byAgent, replyText, at, deliveryError);
+  }
+
+  Ticket undelivered(String error) {
+    return new Ticket(ticketId, workflowId, sessionId, userId, question, intent, priority, candidateFaqIds, reason,
+        status, createdAt, deliveredAt, agent, reply, answeredAt, error == null ? "undelivered" : error);
   }
 }

@@ -5,29 +5,72 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.questionflow.activities.fakemodel.FakeModelServer;
 import dev.questionflow.activities.fakemodel.FakeModelServer.Reply;
+import dev.questionflow.activities.resilience.BreakerSettings;
+import dev.questionflow.activities.resilience.Dependency;
+import dev.questionflow.activities.resilience.DependencyBreakers;
+import dev.questionflow.activities.resilience.UpstreamErrors;
+import dev.questionflow.activities.resilience.UpstreamErrors.Kind;
 import dev.questionflow.workflows.generation.GenerationRequest;
 import dev.questionflow.workflows.generation.GenerationResult;
+import dev.questionflow.workflows.generation.ModelFailures;
 import dev.questionflow.workflows.retrieval.FaqHit;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker.State;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.failure.ApplicationFailure;
+import java.io.IOException;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+/** The real langchain4j client over real HTTP against the fake OpenAI-compatible server. */
 class OpenAiGenerationActivitiesTest {
+
+  private static final RateLimitPolicy RATE_LIMITS = new RateLimitPolicy(Duration.ofMillis(700), Duration.ofSeconds(5));
 
   private final FakeModelServer fake = FakeModelServer.start();
   private final FaqHit cardArrival =
       new FaqHit("card_arrival", "When will my card arrive?", "Cards arrive within 3-5 working days.", 12.0);
+  private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+  /** small windows, built through the same config code as production: decide after 4 calls, 2 trial calls */
+  private final DependencyBreakers breakers = new DependencyBreakers(
+      BreakerSettings.SPEC.withMinimumCalls(4).withPermittedCallsInHalfOpen(2), Map.of(), meters);
+  private final UpstreamErrors errors = new UpstreamErrors(meters);
 
   @AfterEach
   void stop() {
     fake.close();
   }
 
+  private ModelSettings settings(String baseUrl, String model, Duration timeout) {
+    return new ModelSettings(baseUrl, "test-key", model, timeout, "Northwind Bank");
+  }
+
   private OpenAiGenerationActivities activities() {
+    return activities(Duration.ofSeconds(5));
+  }
+
+  private OpenAiGenerationActivities activities(Duration timeout) {
     return new OpenAiGenerationActivities(
-        new ModelSettings(fake.baseUrl(), "test-key", "fake-model", Duration.ofSeconds(5), "Northwind Bank"));
+        settings(fake.baseUrl(), "fake-model", timeout), null, RATE_LIMITS, breakers, errors);
+  }
+
+  private static GenerationRequest question(String text) {
+    return new GenerationRequest(text, List.of(), null);
+  }
+
+  private static void assertFailure(Runnable call, Consumer<ApplicationFailure> check) {
+    assertThatThrownBy(call::run).isInstanceOfSatisfying(ApplicationFailure.class, check::accept);
+  }
+
+  private static Consumer<ApplicationFailure> type(String type, boolean nonRetryable) {
+    return f -> {
+      assertThat(f.getType()).isEqualTo(type);
+      assertThat(f.isNonRetryable()).as("non-retryable").isEqualTo(nonRetryable);
+    };
   }
 
   @Test
@@ -38,16 +81,18 @@ class OpenAiGenerationActivitiesTest {
 
     assertThat(result.answered()).isTrue();
     assertThat(result.text()).isEqualTo("Your card should arrive within 3-5 working days.");
+    assertThat(result.model()).isEqualTo("fake-model");
     assertThat(fake.calls()).singleElement().satisfies(call -> {
       assertThat(call.model()).isEqualTo("fake-model");
       assertThat(call.userMessage()).isEqualTo("Where is my card?");
       assertThat(call.systemPrompt()).contains("Cards arrive within 3-5 working days.").contains("card_arrival");
     });
+    assertThat(breakers.breaker(Dependency.PRIMARY_MODEL).getMetrics().getNumberOfSuccessfulCalls()).isEqualTo(1);
   }
 
   @Test
   void withoutKnowledgeThePromptCarriesNoFaq() {
-    activities().generateAnswer(new GenerationRequest("Hello?", List.of(), null));
+    activities().generateAnswer(question("Hello?"));
 
     assertThat(fake.calls().get(0).systemPrompt()).doesNotContain("Knowledge:");
   }
@@ -63,29 +108,258 @@ class OpenAiGenerationActivitiesTest {
     assertThat(result.text()).isNull();
   }
 
-  @Test
-  void badRequestIsNonRetryableAndCalledOnce() {
-    fake.script(call -> Reply.error(400));
+  // --- the taxonomy ------------------------------------------------------------------------------------------------
 
-    assertThatThrownBy(() -> activities().generateAnswer(new GenerationRequest("x", List.of(), null)))
-        .isInstanceOfSatisfying(ApplicationFailure.class, f -> assertThat(f.isNonRetryable()).isTrue());
-    assertThat(fake.calls()).hasSize(1);
+  @Test
+  void rateLimitedHonoursRetryAfterAsTheNextRetryDelay() {
+    fake.script(call -> Reply.rateLimited(2));
+
+    assertFailure(() -> activities().generateAnswer(question("x")), f -> {
+      type(ModelFailures.RATE_LIMITED, false).accept(f);
+      assertThat(f.getNextRetryDelay()).isEqualTo(Duration.ofSeconds(2));
+    });
+    assertThat(fake.calls()).as("the client's own retries are off").hasSize(1);
+    assertThat(errors.count(Dependency.PRIMARY_MODEL, Kind.RATE_LIMITED)).isEqualTo(1);
   }
 
   @Test
-  void serverErrorIsLeftToTemporalRetriesAndCalledOnce() {
+  void rateLimitedWithoutRetryAfterUsesTheConfiguredDefaultDelay() {
+    fake.script(call -> Reply.error(429));
+
+    assertFailure(() -> activities().generateAnswer(question("x")), f -> {
+      type(ModelFailures.RATE_LIMITED, false).accept(f);
+      assertThat(f.getNextRetryDelay()).isEqualTo(Duration.ofMillis(700));
+    });
+  }
+
+  @Test
+  void aRetryAfterBeyondTheBudgetDegradesAtOnce() {
+    fake.script(call -> Reply.rateLimited(60));
+
+    assertFailure(() -> activities().generateAnswer(question("x")), type(ModelFailures.RATE_LIMITED, true));
+  }
+
+  @Test
+  void serverErrorIsRetryableAndCalledOnce() {
     fake.script(call -> Reply.error(503));
 
-    assertThatThrownBy(() -> activities().generateAnswer(new GenerationRequest("x", List.of(), null)))
-        .isNotInstanceOf(ApplicationFailure.class);
+    assertFailure(() -> activities().generateAnswer(question("x")), type(ModelFailures.SERVER_ERROR, false));
     assertThat(fake.calls()).as("the client's own retries are off").hasSize(1);
   }
 
   @Test
-  void emptyOutputIsRejected() {
-    fake.script(call -> Reply.text("   "));
+  void contextLengthIsTokenLimitExceeded() {
+    fake.script(call -> Reply.contextLengthExceeded());
 
-    assertThatThrownBy(() -> activities().generateAnswer(new GenerationRequest("x", List.of(), null)))
-        .isInstanceOfSatisfying(ApplicationFailure.class, f -> assertThat(f.getType()).isEqualTo("EmptyModelOutput"));
+    assertFailure(() -> activities().generateAnswer(question("x")), type(ModelFailures.TOKEN_LIMIT, true));
+    assertThat(fake.calls()).hasSize(1);
+  }
+
+  @Test
+  void contentPolicyRejectionsAreContentPolicy() {
+    fake.script(call -> Reply.contentPolicyViolation());
+    assertFailure(() -> activities().generateAnswer(question("x")), type(ModelFailures.CONTENT_POLICY, true));
+
+    fake.script(call -> Reply.contentFiltered());
+    assertFailure(() -> activities().generateAnswer(question("x")), type(ModelFailures.CONTENT_POLICY, true));
+  }
+
+  @Test
+  void otherBadRequestIsNonRetryableAndCalledOnce() {
+    fake.script(call -> Reply.error(400));
+
+    assertFailure(() -> activities().generateAnswer(question("x")), type(ModelFailures.BAD_REQUEST, true));
+    assertThat(fake.calls()).hasSize(1);
+  }
+
+  @Test
+  void unauthorizedIsAuthentication() {
+    fake.script(call -> Reply.unauthorized());
+
+    assertFailure(() -> activities().generateAnswer(question("x")), type(ModelFailures.AUTHENTICATION, true));
+  }
+
+  @Test
+  void aSlowModelIsModelTimeout() {
+    fake.script(call -> Reply.hang());
+
+    assertFailure(() -> activities(Duration.ofMillis(300)).generateAnswer(question("x")), type(ModelFailures.TIMEOUT, false));
+    assertThat(errors.count(Dependency.PRIMARY_MODEL, Kind.TIMEOUT)).isEqualTo(1);
+  }
+
+  @Test
+  void connectionRefusedIsModelUnreachable() throws IOException {
+    int closedPort;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      closedPort = socket.getLocalPort();
+    }
+    OpenAiGenerationActivities nowhere = new OpenAiGenerationActivities(
+        settings("http://127.0.0.1:" + closedPort + "/v1", "m", Duration.ofSeconds(2)), null, RATE_LIMITS, breakers, errors);
+
+    assertFailure(() -> nowhere.generateAnswer(question("x")), type(ModelFailures.UNREACHABLE, false));
+  }
+
+  @Test
+  void aBodyThatIsNotJsonIsARetryableServerError() {
+    fake.script(call -> Reply.notJson());
+
+    assertFailure(() -> activities().generateAnswer(question("x")), type(ModelFailures.SERVER_ERROR, false));
+  }
+
+  @Test
+  void malformedSuccessBodiesAreRetryableServerErrors() {
+    for (Reply reply : List.of(Reply.randomBytes(7, 64), Reply.missingChoices(), Reply.emptyChoices())) {
+      fake.script(call -> reply);
+      assertFailure(() -> activities().generateAnswer(question("x")), type(ModelFailures.SERVER_ERROR, false));
+    }
+    assertThat(errors.count(Dependency.PRIMARY_MODEL, Kind.MALFORMED_RESPONSE)).isEqualTo(1);
+  }
+
+  @Test
+  void notFoundAndOther4xxAreBadRequests() {
+    for (int status : new int[] {404, 409, 422}) {
+      fake.script(call -> Reply.error(status));
+      assertFailure(() -> activities().generateAnswer(question("x")), type(ModelFailures.BAD_REQUEST, true));
+    }
+  }
+
+  @Test
+  void http408IsModelTimeout() {
+    fake.script(call -> Reply.error(408));
+
+    assertFailure(() -> activities().generateAnswer(question("x")), type(ModelFailures.TIMEOUT, false));
+  }
+
+  // --- output checks -----------------------------------------------------------------------------------------------
+
+  @Test
+  void emptyOutputIsRejected() {
+    for (Reply reply : List.of(Reply.text("   "), Reply.emptyContent(), Reply.nullContent())) {
+      fake.script(call -> reply);
+      assertFailure(() -> activities().generateAnswer(question("x")), type(ModelFailures.EMPTY_OUTPUT, true));
+    }
+    assertThat(breakers.breaker(Dependency.PRIMARY_MODEL).getMetrics().getNumberOfFailedCalls())
+        .as("an empty answer is not counted against the model's health").isZero();
+  }
+
+  @Test
+  void garbledOutputIsRejected() {
+    fake.script(call -> Reply.garbled(42));
+
+    assertFailure(() -> activities().generateAnswer(question("x")), type(ModelFailures.GARBLED_OUTPUT, true));
+    assertThat(errors.count(Dependency.PRIMARY_MODEL, Kind.GARBLED_OUTPUT)).isEqualTo(1);
+  }
+
+  @Test
+  void personalDataInTheAnswerIsRedacted() {
+    fake.script(call -> Reply.text("Your card 4111 1111 1111 1111 is linked to jane.doe@example.com and +44 20 7946 0958."));
+
+    GenerationResult result = activities().generateAnswer(question("x"));
+
+    assertThat(result.text())
+        .doesNotContain("4111").doesNotContain("jane.doe").doesNotContain("7946")
+        .contains(Redactor.CARD).contains(Redactor.EMAIL).contains(Redactor.PHONE);
+  }
+
+  // --- circuit breaker ---------------------------------------------------------------------------------------------
+
+  @Test
+  void theBreakerOpensAfterTheConfiguredFailuresAndThenRejectsWithoutAnHttpCall() {
+    fake.script(call -> Reply.error(500));
+    OpenAiGenerationActivities activities = activities();
+
+    for (int i = 0; i < 4; i++) {
+      assertFailure(() -> activities.generateAnswer(question("x")), type(ModelFailures.SERVER_ERROR, false));
+    }
+    assertThat(breakers.state(Dependency.PRIMARY_MODEL)).isEqualTo(State.OPEN);
+    assertThat(breakers.healthScore(Dependency.PRIMARY_MODEL)).isZero();
+    assertThat(meters.get(DependencyBreakers.HEALTH_GAUGE).tag("dependency", "primary-model").gauge().value()).isZero();
+    assertThat(fake.calls()).hasSize(4);
+
+    for (int i = 0; i < 3; i++) {
+      assertFailure(() -> activities.generateAnswer(question("x")), type(ModelFailures.CIRCUIT_OPEN, true));
+    }
+    assertThat(fake.calls()).as("an open breaker makes no HTTP call").hasSize(4);
+    assertThat(errors.count(Dependency.PRIMARY_MODEL, Kind.SERVER_ERROR)).isEqualTo(4);
+    assertThat(errors.count(Dependency.PRIMARY_MODEL, Kind.CIRCUIT_OPEN)).isEqualTo(3);
+    assertThat(meters.get(UpstreamErrors.METRIC).tags("dependency", "primary-model", "kind", "circuit_open").counter().count())
+        .isEqualTo(3);
+    assertThat(breakers.state(Dependency.BACKUP_MODEL)).as("each model has its own breaker").isEqualTo(State.CLOSED);
+  }
+
+  @Test
+  void ourOwnBadRequestsDoNotOpenTheBreaker() {
+    fake.script(call -> Reply.contextLengthExceeded());
+    OpenAiGenerationActivities activities = activities();
+
+    for (int i = 0; i < 6; i++) {
+      assertFailure(() -> activities.generateAnswer(question("x")), type(ModelFailures.TOKEN_LIMIT, true));
+    }
+    assertThat(breakers.state(Dependency.PRIMARY_MODEL)).isEqualTo(State.CLOSED);
+    assertThat(fake.calls()).hasSize(6);
+  }
+
+  @Test
+  void halfOpenClosesAfterConsecutiveSuccessfulTrialCalls() {
+    OpenAiGenerationActivities activities = activities();
+    breakers.breaker(Dependency.PRIMARY_MODEL).transitionToOpenState();
+    breakers.breaker(Dependency.PRIMARY_MODEL).transitionToHalfOpenState(); // as after the open wait
+    assertThat(breakers.healthScore(Dependency.PRIMARY_MODEL)).isEqualTo(0.5);
+
+    activities.generateAnswer(question("x"));
+    assertThat(breakers.state(Dependency.PRIMARY_MODEL)).isEqualTo(State.HALF_OPEN);
+    activities.generateAnswer(question("x"));
+
+    assertThat(breakers.state(Dependency.PRIMARY_MODEL)).isEqualTo(State.CLOSED);
+    assertThat(breakers.healthScore(Dependency.PRIMARY_MODEL)).isEqualTo(1.0);
+  }
+
+  @Test
+  void aFailedTrialCallReopensTheBreakerAtOnce() {
+    OpenAiGenerationActivities activities = activities();
+    breakers.breaker(Dependency.PRIMARY_MODEL).transitionToOpenState();
+    breakers.breaker(Dependency.PRIMARY_MODEL).transitionToHalfOpenState();
+    fake.script(call -> Reply.error(502));
+
+    assertFailure(() -> activities.generateAnswer(question("x")), type(ModelFailures.SERVER_ERROR, false));
+
+    assertThat(breakers.state(Dependency.PRIMARY_MODEL)).isEqualTo(State.OPEN);
+    assertFailure(() -> activities.generateAnswer(question("x")), type(ModelFailures.CIRCUIT_OPEN, true));
+    assertThat(fake.calls()).hasSize(1);
+  }
+
+  // --- backup model ------------------------------------------------------------------------------------------------
+
+  @Test
+  void aBackupRequestGoesToTheBackupModel() {
+    try (FakeModelServer backupServer = FakeModelServer.start()) {
+      backupServer.script(call -> Reply.text("Backup says: within 3-5 working days."));
+      OpenAiGenerationActivities activities = new OpenAiGenerationActivities(
+          settings(fake.baseUrl(), "fake-model", Duration.ofSeconds(5)),
+          settings(backupServer.baseUrl(), "backup-model", Duration.ofSeconds(5)),
+          RATE_LIMITS, breakers, errors);
+      breakers.breaker(Dependency.PRIMARY_MODEL).transitionToOpenState(); // the primary is down: the backup still works
+
+      GenerationResult result =
+          activities.generateAnswer(new GenerationRequest("Where is my card?", List.of(cardArrival), ModelFailures.BACKUP));
+
+      assertThat(result.answered()).isTrue();
+      assertThat(result.model()).isEqualTo("backup-model");
+      assertThat(result.text()).isEqualTo("Backup says: within 3-5 working days.");
+      assertThat(backupServer.calls()).singleElement().satisfies(call -> {
+        assertThat(call.model()).isEqualTo("backup-model");
+        assertThat(call.systemPrompt()).contains("card_arrival");
+      });
+      assertThat(fake.calls()).isEmpty();
+      assertThat(breakers.breaker(Dependency.BACKUP_MODEL).getMetrics().getNumberOfSuccessfulCalls()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aBackupRequestWithoutABackupModelIsNotConfigured() {
+    GenerationResult result = activities().generateAnswer(new GenerationRequest("x", List.of(), ModelFailures.BACKUP));
+
+    assertThat(result.outcome()).isEqualTo(GenerationResult.Outcome.NOT_CONFIGURED);
+    assertThat(fake.calls()).isEmpty();
   }
 }

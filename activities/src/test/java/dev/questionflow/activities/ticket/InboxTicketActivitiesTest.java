@@ -7,6 +7,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.questionflow.workflows.ticket.TicketClosing;
 import dev.questionflow.workflows.ticket.TicketRef;
 import dev.questionflow.workflows.ticket.TicketRequest;
+import dev.questionflow.workflows.ticket.TicketUndelivered;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -89,19 +90,52 @@ class InboxTicketActivitiesTest {
     InboxTicketActivities tickets = activities(true);
     failuresLeft.set(1);
 
-    assertThatThrownBy(() -> tickets.openTicket(request("q-def"))).hasMessageContaining("503");
+    TicketRef opened = tickets.openTicket(request("q-def"));
+    assertThat(opened.deliveredToHelpdesk()).isFalse();
+    assertThatThrownBy(() -> tickets.deliverTicket("T-def")).hasMessageContaining("503");
     assertThat(inbox.find("T-def")).isPresent();
     assertThat(received).isEmpty();
 
-    TicketRef retried = tickets.openTicket(request("q-def"));
-    TicketRef again = tickets.openTicket(request("q-def"));
+    TicketRef retried = tickets.deliverTicket("T-def");
+    TicketRef again = tickets.deliverTicket("T-def");
 
     assertThat(retried.deliveredToHelpdesk()).isTrue();
     assertThat(again.deliveredToHelpdesk()).isTrue();
+    assertThat(tickets.openTicket(request("q-def")).deliveredToHelpdesk()).isTrue();
     assertThat(received).singleElement().satisfies(r -> {
       assertThat(r.idempotencyKey()).isEqualTo("T-def");
       assertThat(r.body()).contains("\"workflowId\":\"q-def\"").contains("Why is the sky blue?");
     });
+  }
+
+  @Test
+  void anUndeliveredTicketIsMarkedAndTheMarkIsClearedByTheLaterDelivery() {
+    InboxTicketActivities tickets = activities(true);
+    failuresLeft.set(1);
+    tickets.openTicket(request("q-dl"));
+    assertThatThrownBy(() -> tickets.deliverTicket("T-dl")).hasMessageContaining("503");
+
+    tickets.markTicketUndelivered(new TicketUndelivered("T-dl", "HelpdeskUnavailable: HTTP 503"));
+    assertThat(inbox.find("T-dl")).get().satisfies(t -> {
+      assertThat(t.deliveryError()).isEqualTo("HelpdeskUnavailable: HTTP 503");
+      assertThat(t.deliveredAt()).isNull();
+    });
+
+    tickets.deliverTicket("T-dl");
+    assertThat(inbox.find("T-dl")).get().satisfies(t -> {
+      assertThat(t.deliveryError()).isNull();
+      assertThat(t.deliveredAt()).isNotNull();
+    });
+    assertThat(received).hasSize(1);
+  }
+
+  @Test
+  void withoutAHelpdeskDeliveryIsANoOp() {
+    InboxTicketActivities tickets = activities(false);
+    tickets.openTicket(request("q-nohd"));
+
+    assertThat(tickets.deliverTicket("T-nohd").deliveredToHelpdesk()).isFalse();
+    assertThatThrownBy(() -> tickets.deliverTicket("T-unknown")).hasMessageContaining("not in the inbox");
   }
 
   @Test

@@ -5,6 +5,8 @@ import dev.questionflow.activities.generation.OpenAiGenerationActivities;
 import dev.questionflow.activities.intent.RuleIntentActivities;
 import dev.questionflow.activities.retrieval.FaqRetrievalActivities;
 import dev.questionflow.activities.template.FaqTemplateActivities;
+import dev.questionflow.activities.resilience.DependencyBreakers;
+import dev.questionflow.activities.resilience.UpstreamErrors;
 import dev.questionflow.activities.ticket.HelpdeskWebhook;
 import dev.questionflow.activities.ticket.InboxTicketActivities;
 import dev.questionflow.activities.ticket.TicketInbox;
@@ -82,16 +84,47 @@ class ActivitiesConfig {
     return new RuleIntentActivities(pack, semantic.index() != null ? semantic.index() : keyword);
   }
 
-  @Bean
-  FaqRetrievalActivities retrievalActivities(SemanticMatcher semantic, KeywordFaqIndex keyword) {
-    return new FaqRetrievalActivities(semantic.index(), keyword);
+  /** semantic (EMBEDDING breaker) -> keyword -> hot-entry cache, each with its own time limit (cs.resilience.retrieval). */
+  @Bean(destroyMethod = "close")
+  FaqRetrievalActivities retrievalActivities(SemanticMatcher semantic, KeywordFaqIndex keyword, CsProperties properties,
+      dev.questionflow.activities.resilience.DependencyBreakers breakers,
+      dev.questionflow.activities.resilience.UpstreamErrors errors) {
+    CsProperties.Resilience.Retrieval r =
+        properties.resilience() == null || properties.resilience().retrieval() == null
+            ? new CsProperties.Resilience.Retrieval(null, null, null, null)
+            : properties.resilience().retrieval();
+    FaqRetrievalActivities.Timeouts defaults = FaqRetrievalActivities.Timeouts.DEFAULT;
+    return new FaqRetrievalActivities(
+        semantic.index(),
+        keyword,
+        new FaqRetrievalActivities.Timeouts(
+            r.semanticTimeout() != null ? r.semanticTimeout() : defaults.semantic(),
+            r.keywordTimeout() != null ? r.keywordTimeout() : defaults.keyword()),
+        new dev.questionflow.activities.retrieval.HotEntryCache(
+            r.hotCacheQuestions() != null ? r.hotCacheQuestions() : 1000,
+            r.hotCacheEntries() != null ? r.hotCacheEntries() : 100),
+        breakers,
+        errors);
   }
 
+  /** The primary model (cs.llm) and the optional backup (cs.llm.backup), each behind its own circuit breaker. */
   @Bean
-  OpenAiGenerationActivities generationActivities(CsProperties properties) {
+  OpenAiGenerationActivities generationActivities(CsProperties properties,
+      dev.questionflow.activities.resilience.DependencyBreakers breakers,
+      dev.questionflow.activities.resilience.UpstreamErrors errors) {
     CsProperties.Llm llm = properties.llm();
+    ModelSettings primary = new ModelSettings(llm.baseUrl(), llm.apiKey(), llm.model(), llm.timeout(), llm.companyName());
+    CsProperties.Llm.Backup b = llm.backup();
+    ModelSettings backup = b == null
+        ? null
+        : new ModelSettings(b.baseUrl(), b.apiKey(), b.model(), b.timeout() != null ? b.timeout() : llm.timeout(),
+            llm.companyName());
     return new OpenAiGenerationActivities(
-        new ModelSettings(llm.baseUrl(), llm.apiKey(), llm.model(), llm.timeout(), llm.companyName()));
+        primary,
+        backup,
+        new dev.questionflow.activities.generation.RateLimitPolicy(llm.rateLimitDefaultDelay(), llm.rateLimitMaxDelay()),
+        breakers,
+        errors);
   }
 
   @Bean
@@ -100,12 +133,13 @@ class ActivitiesConfig {
   }
 
   @Bean
-  InboxTicketActivities ticketActivities(TicketInbox inbox, CsProperties properties) {
+  InboxTicketActivities ticketActivities(
+      TicketInbox inbox, CsProperties properties, DependencyBreakers breakers, UpstreamErrors errors) {
     CsProperties.Tickets tickets = properties.tickets();
     Optional<HelpdeskWebhook> helpdesk =
         Optional.ofNullable(tickets.webhookUrl())
             .filter(url -> !url.toString().isBlank())
             .map(url -> new HelpdeskWebhook(url, tickets.webhookTimeout()));
-    return new InboxTicketActivities(inbox, helpdesk, Clock.systemUTC());
+    return new InboxTicketActivities(inbox, helpdesk, Clock.systemUTC(), breakers, errors);
   }
 }

@@ -15,12 +15,15 @@ public record CsProperties(
     Redis redis,
     Faq faq,
     Tickets tickets,
+    Resilience resilience,
+    Ladder ladder,
     Api api) {
 
   /** Timeouts and retry policy of one stage's activities. */
   public record StageOptions(
       Duration startToCloseTimeout,
       Duration scheduleToCloseTimeout,
+      Duration scheduleToStartTimeout,
       Retry retry) {}
 
   public record Retry(
@@ -30,7 +33,40 @@ public record CsProperties(
       Duration maxInterval,
       List<String> nonRetryableErrorTypes) {}
 
-  public record Llm(String baseUrl, String apiKey, String model, Duration timeout, String companyName) {}
+  /**
+   * @param backup the optional backup model ({@code cs.llm.backup}); a blank base URL means none
+   * @param rateLimitDefaultDelay next retry delay after a 429 without a Retry-After header
+   * @param rateLimitMaxDelay a longer Retry-After is not waited for: the question degrades at once
+   */
+  public record Llm(
+      String baseUrl,
+      String apiKey,
+      String model,
+      Duration timeout,
+      String companyName,
+      Backup backup,
+      Duration rateLimitDefaultDelay,
+      Duration rateLimitMaxDelay) {
+
+    /** The backup model; timeout null = the primary's. */
+    public record Backup(String baseUrl, String apiKey, String model, Duration timeout) {}
+  }
+
+  /**
+   * Circuit breakers per dependency and retrieval fallbacks.
+   *
+   * @param defaults breaker settings for every dependency ({@code cs.resilience.defaults}); unset fields = the SPEC's
+   * @param breakers per-dependency overrides by id (primary-model, backup-model, embedding, redis, helpdesk)
+   * @param retrieval time limits of the retrieval fallbacks and the size of the hot-entry cache
+   */
+  public record Resilience(
+      dev.questionflow.activities.resilience.BreakerSettings defaults,
+      Map<String, dev.questionflow.activities.resilience.BreakerSettings> breakers,
+      Retrieval retrieval) {
+
+    public record Retrieval(
+        Duration semanticTimeout, Duration keywordTimeout, Integer hotCacheQuestions, Integer hotCacheEntries) {}
+  }
 
   public record Redis(String url) {
     public boolean configured() {
@@ -41,6 +77,20 @@ public record CsProperties(
   public record Faq(String pack, String indexDir, boolean semanticEnabled) {}
 
   public record Tickets(Duration humanReplyWindow, String promisedReply, URI webhookUrl, Duration webhookTimeout) {}
+
+  /**
+   * How a question walks down the ladder (frozen into each workflow's input).
+   *
+   * @param chainBudget processing budget of one question (SPEC: about 30 s)
+   * @param criticalStages stages whose failure hands the question to a person instead of skipping them
+   * @param deadLetterInitialBackoff first wait before redelivering a ticket the helpdesk did not take (doubles)
+   * @param deadLetterMaxBackoff cap of that wait
+   */
+  public record Ladder(
+      Duration chainBudget,
+      List<String> criticalStages,
+      Duration deadLetterInitialBackoff,
+      Duration deadLetterMaxBackoff) {}
 
   public record Api(Duration sseTimeout, Duration ssePollInterval) {}
 }

@@ -50,9 +50,17 @@ public class QuestionService {
         .publishPercentiles(0.5, 0.99)
         .register(meters);
     this.taskQueue = properties.taskQueue();
+    CsProperties.Ladder ladder = properties.ladder();
+    CsProperties.Llm.Backup backup = properties.llm().backup();
     this.policy =
         new QuestionPolicy(
-            properties.tickets().humanReplyWindow().toSeconds(), properties.tickets().promisedReply());
+            properties.tickets().humanReplyWindow().toSeconds(),
+            properties.tickets().promisedReply(),
+            ladder.chainBudget().toSeconds(),
+            backup != null && backup.baseUrl() != null && !backup.baseUrl().isBlank(),
+            ladder.criticalStages(),
+            new QuestionPolicy.DeadLetterPolicy(
+                ladder.deadLetterInitialBackoff().toSeconds(), ladder.deadLetterMaxBackoff().toSeconds()));
   }
 
   /** @param requestId the caller's X-Request-Id (or a generated one), kept in the workflow input and the logs */

@@ -14,9 +14,16 @@ public final class ActivityOptionsFactory {
 
   private ActivityOptionsFactory() {}
 
+  /** The question workflow's activity options. */
   public static Map<String, ActivityOptions> byActivityType(Map<String, StageOptions> stages) {
+    return byActivityType(stages, ActivityStages.ACTIVITY_TYPES);
+  }
+
+  /** Options for the given stage -> activity types map (each workflow type has its own). */
+  public static Map<String, ActivityOptions> byActivityType(
+      Map<String, StageOptions> stages, Map<String, List<String>> activityTypes) {
     Map<String, ActivityOptions> byType = new HashMap<>();
-    ActivityStages.ACTIVITY_TYPES.forEach(
+    activityTypes.forEach(
         (stage, types) -> {
           StageOptions options = stages.get(stage);
           if (options == null) {
@@ -32,6 +39,9 @@ public final class ActivityOptionsFactory {
         ActivityOptions.newBuilder().setStartToCloseTimeout(stage.startToCloseTimeout());
     if (stage.scheduleToCloseTimeout() != null) {
       builder.setScheduleToCloseTimeout(stage.scheduleToCloseTimeout());
+    }
+    if (stage.scheduleToStartTimeout() != null) {
+      builder.setScheduleToStartTimeout(stage.scheduleToStartTimeout());
     }
     CsProperties.Retry retry = stage.retry();
     if (retry != null) {

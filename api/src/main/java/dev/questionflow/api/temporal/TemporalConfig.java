@@ -1,6 +1,8 @@
 package dev.questionflow.api.temporal;
 
 import dev.questionflow.api.config.CsProperties;
+import dev.questionflow.workflows.ActivityStages;
+import dev.questionflow.workflows.deadletter.DeadLetterTicketWorkflowImpl;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.spring.boot.WorkflowImplementationOptionsCustomizer;
 import io.temporal.worker.Worker;
@@ -12,10 +14,16 @@ import org.springframework.context.annotation.Configuration;
 @Configuration(proxyBeanMethods = false)
 class TemporalConfig {
 
-  /** Applies the per-stage timeouts and retry policies of application.yml to every workflow implementation. */
+  /**
+   * Applies the per-stage timeouts and retry policies of application.yml to every workflow implementation; the
+   * dead-letter workflow's DeliverTicket gets its own (per-round) policy.
+   */
   @Bean
   WorkflowImplementationOptionsCustomizer activityOptionsFromConfig(CsProperties properties) {
-    Map<String, ActivityOptions> byType = ActivityOptionsFactory.byActivityType(properties.activities());
+    Map<String, ActivityOptions> questionOptions = ActivityOptionsFactory.byActivityType(properties.activities());
+    Map<String, ActivityOptions> deadLetterOptions =
+        ActivityOptionsFactory.byActivityType(
+            properties.activities(), ActivityStages.DEAD_LETTER_ACTIVITY_TYPES);
     return new WorkflowImplementationOptionsCustomizer() {
       @Override
       public io.temporal.worker.WorkflowImplementationOptions.Builder customize(
@@ -23,7 +31,8 @@ class TemporalConfig {
           Worker worker,
           Class<?> clazz,
           POJOWorkflowMethodMetadata workflowMethod) {
-        return options.setActivityOptions(byType);
+        return options.setActivityOptions(
+            DeadLetterTicketWorkflowImpl.class.equals(clazz) ? deadLetterOptions : questionOptions);
       }
     };
   }

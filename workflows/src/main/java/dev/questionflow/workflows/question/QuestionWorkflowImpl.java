@@ -194,8 +194,9 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
 
   /** The FAQ entry's standard answer (L3/L4): rendered by the template stage, or taken as is if that fails. */
   private Answer faqAnswer(Question question, RetrievalResult found, String reason) {
+    // the hot-entry cache needs no embedding model either: it is a keyword-level (L4) answer
     AnswerLevel level =
-        RetrievalResult.KEYWORD.equals(found.method()) ? AnswerLevel.KEYWORD : AnswerLevel.FAQ;
+        RetrievalResult.SEMANTIC.equals(found.method()) ? AnswerLevel.FAQ : AnswerLevel.KEYWORD;
     try {
       return templates
           .renderFaqAnswer(new TemplateRequest(found.best().faqId(), question.channel(), reason, level))

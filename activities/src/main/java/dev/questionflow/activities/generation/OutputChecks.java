@@ -1,0 +1,75 @@
+package dev.questionflow.activities.generation;
+
+import dev.questionflow.workflows.generation.ModelFailures;
+
+/**
+ * The critical (never skipped) checks of a model answer before a customer sees it: reject empty and garbled output,
+ * and redact personal data ({@link Redactor}).
+ */
+public final class OutputChecks {
+
+  /** The answer failed a check; {@link #type()} is {@link ModelFailures#EMPTY_OUTPUT} or {@link ModelFailures#GARBLED_OUTPUT}. */
+  public static final class Rejected extends RuntimeException {
+    private final String type;
+
+    Rejected(String type, String message) {
+      super(message, null, false, false);
+      this.type = type;
+    }
+
+    public String type() {
+      return type;
+    }
+  }
+
+  private OutputChecks() {}
+
+  /**
+   * @return the answer, stripped and redacted
+   * @throws Rejected for empty or garbled output
+   */
+  public static String check(String text) {
+    if (text == null || text.isBlank()) {
+      throw new Rejected(ModelFailures.EMPTY_OUTPUT, "the model returned an empty answer");
+    }
+    String stripped = text.strip();
+    String why = garbledReason(stripped);
+    if (why != null) {
+      throw new Rejected(ModelFailures.GARBLED_OUTPUT, "the model returned garbled output: " + why);
+    }
+    return Redactor.redact(stripped);
+  }
+
+  /**
+   * Why the text looks garbled, or null when it looks like language: no letter at all (in any script, so Chinese
+   * passes), or more than 10 % of its characters are U+FFFD (a broken decoding), control characters other than line
+   * breaks and tabs, unassigned or private-use code points, or isolated surrogates.
+   */
+  static String garbledReason(String text) {
+    int total = 0;
+    int letters = 0;
+    int bad = 0;
+    for (int i = 0; i < text.length(); ) {
+      int cp = text.codePointAt(i);
+      i += Character.charCount(cp);
+      total++;
+      if (Character.isLetter(cp)) {
+        letters++;
+      } else if (cp == 0xFFFD || isBadControl(cp) || Character.getType(cp) == Character.UNASSIGNED
+          || Character.getType(cp) == Character.PRIVATE_USE || Character.getType(cp) == Character.SURROGATE) {
+        bad++;
+      }
+    }
+    if (letters == 0) {
+      return "no letters";
+    }
+    if (bad * 10 > total) {
+      return bad + " of " + total + " characters are replacement, control or unassigned characters";
+    }
+    return null;
+  }
+
+  private static boolean isBadControl(int cp) {
+    return Character.getType(cp) == Character.CONTROL && cp != '\n' && cp != '\r' && cp != '\t';
+  }
+}

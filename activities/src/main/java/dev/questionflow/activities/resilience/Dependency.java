@@ -1,0 +1,39 @@
+package dev.questionflow.activities.resilience;
+
+import java.util.Arrays;
+
+/**
+ * The upstream dependencies that have their own circuit breaker. {@link #id()} is the name used in configuration
+ * ({@code cs.resilience.breakers.<id>}), as the breaker name and as the {@code dependency} tag of metrics.
+ */
+public enum Dependency {
+  PRIMARY_MODEL("primary-model"),
+  BACKUP_MODEL("backup-model"),
+  EMBEDDING("embedding"),
+  REDIS("redis"),
+  HELPDESK("helpdesk");
+
+  private final String id;
+
+  Dependency(String id) {
+    this.id = id;
+  }
+
+  public String id() {
+    return id;
+  }
+
+  /** @throws IllegalArgumentException for an unknown id (a typo in application.yml fails the start) */
+  public static Dependency fromId(String id) {
+    return Arrays.stream(values())
+        .filter(d -> d.id.equals(id))
+        .findFirst()
+        .orElseThrow(() -> new IllegalArgumentException(
+            "unknown dependency '" + id + "', expected one of " + Arrays.stream(values()).map(Dependency::id).toList()));
+  }
+
+  @Override
+  public String toString() {
+    return id;
+  }
+}
