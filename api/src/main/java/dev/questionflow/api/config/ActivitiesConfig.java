@@ -8,6 +8,7 @@ import dev.questionflow.activities.template.FaqTemplateActivities;
 import dev.questionflow.activities.resilience.DependencyBreakers;
 import dev.questionflow.activities.resilience.UpstreamErrors;
 import dev.questionflow.activities.ticket.HelpdeskWebhook;
+import dev.questionflow.workflows.retrieval.RetrievalActivities;
 import dev.questionflow.activities.ticket.InboxTicketActivities;
 import dev.questionflow.activities.ticket.TicketInbox;
 import dev.questionflow.faq.FaqPack;
@@ -85,10 +86,17 @@ class ActivitiesConfig {
   }
 
   /** semantic (EMBEDDING breaker) -> keyword -> hot-entry cache, each with its own time limit (cs.resilience.retrieval). */
-  @Bean(destroyMethod = "close")
-  FaqRetrievalActivities retrievalActivities(SemanticMatcher semantic, KeywordFaqIndex keyword, CsProperties properties,
+  @Bean // FaqRetrievalActivities is AutoCloseable: Spring infers close() when it is the instance
+  RetrievalActivities retrievalActivities(SemanticMatcher semantic, KeywordFaqIndex keyword, CsProperties properties,
       dev.questionflow.activities.resilience.DependencyBreakers breakers,
       dev.questionflow.activities.resilience.UpstreamErrors errors) {
+    if (properties.drills() != null && properties.drills().isDown(ResilienceConfig.RETRIEVAL_DRILL)) {
+      log.warn("DRILL: the retrieval stage is forced down (cs.drills.down); answers come without knowledge");
+      return request -> {
+        throw io.temporal.failure.ApplicationFailure.newFailure(
+            "drill: retrieval is forced down (cs.drills.down)", FaqRetrievalActivities.UNAVAILABLE);
+      };
+    }
     CsProperties.Resilience.Retrieval r =
         properties.resilience() == null || properties.resilience().retrieval() == null
             ? new CsProperties.Resilience.Retrieval(null, null, null, null)

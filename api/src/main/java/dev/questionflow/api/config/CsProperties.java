@@ -17,6 +17,7 @@ public record CsProperties(
     Tickets tickets,
     Resilience resilience,
     Ladder ladder,
+    Drills drills,
     Api api) {
 
   /** Timeouts and retry policy of one stage's activities. */
@@ -91,6 +92,19 @@ public record CsProperties(
       List<String> criticalStages,
       Duration deadLetterInitialBackoff,
       Duration deadLetterMaxBackoff) {}
+
+  /**
+   * Degradation drills: rehearse the ladder on a staging (or production) instance.
+   *
+   * @param down dependencies forced down at start: breaker ids ({@code primary-model}, {@code backup-model},
+   *     {@code embedding}, {@code redis}, {@code helpdesk}: the breaker is held FORCED_OPEN) and {@code retrieval}
+   *     (the retrieval stage fails, so answers are given without knowledge)
+   */
+  public record Drills(List<String> down) {
+    public boolean isDown(String id) {
+      return down != null && down.contains(id);
+    }
+  }
 
   public record Api(Duration sseTimeout, Duration ssePollInterval) {}
 }

@@ -1,5 +1,6 @@
 package dev.questionflow.api.config;
 
+import dev.questionflow.activities.resilience.Dependency;
 import dev.questionflow.activities.resilience.DependencyBreakers;
 import dev.questionflow.activities.resilience.UpstreamErrors;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -20,13 +21,28 @@ import org.springframework.context.annotation.Configuration;
 @Configuration(proxyBeanMethods = false)
 class ResilienceConfig {
 
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ResilienceConfig.class);
+
   @Bean
   DependencyBreakers dependencyBreakers(CsProperties properties, MeterRegistry meters) {
     CsProperties.Resilience resilience = properties.resilience();
-    return resilience == null
-        ? new DependencyBreakers(null, Map.of(), meters)
-        : new DependencyBreakers(resilience.defaults(), resilience.breakers(), meters);
+    DependencyBreakers breakers =
+        resilience == null
+            ? new DependencyBreakers(null, Map.of(), meters)
+            : new DependencyBreakers(resilience.defaults(), resilience.breakers(), meters);
+    if (properties.drills() != null && properties.drills().down() != null) {
+      for (String id : properties.drills().down()) {
+        if (id == null || id.isBlank() || RETRIEVAL_DRILL.equals(id.strip())) {
+          continue; // not a breaker: see ActivitiesConfig.retrievalActivities
+        }
+        breakers.breaker(Dependency.fromId(id.strip())).transitionToForcedOpenState();
+        log.warn("DRILL: dependency {} is forced down (cs.drills.down); its breaker stays FORCED_OPEN", id);
+      }
+    }
+    return breakers;
   }
+
+  static final String RETRIEVAL_DRILL = "retrieval";
 
   @Bean
   UpstreamErrors upstreamErrors(MeterRegistry meters) {

@@ -1,5 +1,8 @@
 package dev.questionflow.api.config;
 
+import dev.questionflow.activities.resilience.DependencyBreakers;
+import dev.questionflow.activities.resilience.UpstreamErrors;
+import dev.questionflow.activities.ticket.GuardedTicketInbox;
 import dev.questionflow.activities.ticket.InMemoryTicketInbox;
 import dev.questionflow.activities.ticket.RedisTicketInbox;
 import dev.questionflow.activities.ticket.TicketInbox;
@@ -31,11 +34,14 @@ class StoresConfig {
   }
 
   @Bean
-  TicketInbox ticketInbox(ObjectProvider<StatefulRedisConnection<String, String>> redis) {
+  TicketInbox ticketInbox(
+      ObjectProvider<StatefulRedisConnection<String, String>> redis,
+      DependencyBreakers breakers,
+      UpstreamErrors errors) {
     StatefulRedisConnection<String, String> connection = redis.getIfAvailable();
     if (connection != null) {
-      log.info("ticket inbox: Redis");
-      return new RedisTicketInbox(connection);
+      log.info("ticket inbox: Redis (behind the redis circuit breaker)");
+      return new GuardedTicketInbox(new RedisTicketInbox(connection), breakers, errors);
     }
     log.warn(
         "REDIS_URL is not set: the ticket inbox is in process memory and is NOT durable; tickets are lost when this"
