@@ -123,7 +123,7 @@ public class QuestionService {
     }
     QuestionWorkflow workflow = client.newWorkflowStub(QuestionWorkflow.class, workflowId);
     try {
-      return workflow.status();
+      return workflow.status(System.currentTimeMillis());
     } catch (WorkflowNotFoundException e) {
       throw new NotFoundException("no question with ID " + workflowId);
     } catch (WorkflowQueryException e) {

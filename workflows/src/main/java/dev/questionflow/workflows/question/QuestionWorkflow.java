@@ -14,10 +14,19 @@ public interface QuestionWorkflow {
   @WorkflowMethod
   Answer answer(Question question);
 
+  /**
+   * Where the question is. While it waits for its model lane, {@code queuePosition} and {@code etaSeconds} are
+   * projected to {@code asOfEpochMillis} (the caller's clock) from the last queue snapshot the workflow took, at the
+   * lane's service rate; null = as of that snapshot. A query, so it never adds history events.
+   */
   @QueryMethod
-  QuestionStatus status();
+  QuestionStatus status(Long asOfEpochMillis);
 
   /** A person answered the ticket this question was handed over to. */
   @SignalMethod
   void staffReply(StaffReply reply);
+
+  /** The question ahead of this one in its session has finished (sent by that question's session activity). */
+  @SignalMethod
+  void sessionTurnReady(String finishedWorkflowId);
 }

@@ -327,7 +327,12 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
   }
 
   @Override
-  public QuestionStatus status() {
+  public void sessionTurnReady(String finishedWorkflowId) {
+    // wired in by the session-order step
+  }
+
+  @Override
+  public QuestionStatus status(Long asOfEpochMillis) {
     return new QuestionStatus(Workflow.getInfo().getWorkflowId(), stage, null, null, intent, answer);
   }
 

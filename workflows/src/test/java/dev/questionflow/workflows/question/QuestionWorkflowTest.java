@@ -126,7 +126,7 @@ class QuestionWorkflowTest {
     assertThat(answer.level()).isEqualTo(AnswerLevel.FAQ);
     assertThat(answer.notice()).isNotBlank();
     assertThat(activities.templateReasons).containsExactly("primary model: not configured");
-    assertThat(workflow.status().stage()).isEqualTo(Stage.ANSWERED);
+    assertThat(workflow.status(null).stage()).isEqualTo(Stage.ANSWERED);
   }
 
   @Test
@@ -160,7 +160,7 @@ class QuestionWorkflowTest {
     QuestionWorkflow workflow = workflow("q-intent");
     workflow.answer(question("Where is my card?"));
 
-    assertThat(workflow.status().intent()).isEqualTo(IntentActivities.DEFAULT_INTENT);
+    assertThat(workflow.status(null).intent()).isEqualTo(IntentActivities.DEFAULT_INTENT);
   }
 
   @Test
@@ -170,7 +170,7 @@ class QuestionWorkflowTest {
 
     // the test server skips time while the workflow waits; wait here until the ticket exists
     env.sleep(Duration.ofSeconds(1));
-    QuestionStatus ticketed = workflow.status();
+    QuestionStatus ticketed = workflow.status(null);
     assertThat(ticketed.stage()).isEqualTo(Stage.TICKETED);
     assertThat(ticketed.answer().level()).isEqualTo(AnswerLevel.TICKET);
     assertThat(ticketed.answer().ticketId()).isEqualTo("T-ticket");

@@ -1,0 +1,3 @@
+package dev.questionflow.workflows.session;
+
+public record SessionJoin(String sessionId, String workflowId) {}
