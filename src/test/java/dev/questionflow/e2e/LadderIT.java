@@ -120,16 +120,26 @@ class LadderIT {
   @Test
   @Order(4)
   void duringAnOutageTheBreakerOpensWithin10SecondsAndQuestionsNoLongerPayModelTimeouts() throws Exception {
-    // the model hangs past the client timeout: every attempt costs the full timeout before the breaker opens
-    model.script(call -> Reply.error(503).after(Duration.ofMillis(1500)));
+    // every call fails after 1 s: each attempt costs that second (and the retries theirs) until the breaker opens
+    model.script(call -> Reply.error(503).after(Duration.ofSeconds(1)));
     long outageStart = System.nanoTime();
-    List<String> before = new ArrayList<>();
     String run = UUID.randomUUID().toString().substring(0, 8); // fresh sessions: a reused ID would be a duplicate
-    for (int i = 0; i < 10; i++) { // 10 questions x 3 attempts: more than the 20 calls the breaker needs
-      JsonNode accepted = app.ask("outage-" + run + "-" + i, "m" + messages.incrementAndGet(), IN_FAQ);
-      assertThat(accepted.path("duplicate").asBoolean()).isFalse();
-      before.add(accepted.get("workflowId").asText());
+    // 20 customers at once (submitted in parallel, as they would arrive): 60 attempts, the breaker needs 20
+    List<java.util.concurrent.CompletableFuture<String>> submitted = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      String session = "outage-" + run + "-" + i;
+      String msg = "m" + messages.incrementAndGet();
+      submitted.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+        try {
+          JsonNode accepted = app.ask(session, msg, IN_FAQ);
+          assertThat(accepted.path("duplicate").asBoolean()).isFalse();
+          return accepted.get("workflowId").asText();
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      }));
     }
+    List<String> before = submitted.stream().map(java.util.concurrent.CompletableFuture::join).toList();
     await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
         .untilAsserted(() -> assertThat(breakerState("primary-model"))
             .as("model calls %d by status %s; health %s", model.calls().size(), model.statusCounts(),

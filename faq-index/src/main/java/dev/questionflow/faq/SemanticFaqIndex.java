@@ -392,7 +392,7 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
         if (t.length() > MAX_QUERY_CHARS) {
             t = t.substring(0, MAX_QUERY_CHARS);
         }
-        float[] q = embedder.embed(t);
+        float[] q = queryEmbedding(t);
         return rank(q, keyword.search(t, 10), topK, settings);
     }
 
@@ -457,6 +457,37 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
 
     float[] embed(String text) {
         return embedder.embed(text);
+    }
+
+    private volatile Map<String, float[]> recentQueries;
+
+    /**
+     * Keeps the embeddings of the last {@code entries} distinct questions, so one question matched several times in a
+     * row (intent detection, then retrieval's ranking and best match) is embedded once. Off by default (benchmarks
+     * measure the encoder); the app turns it on.
+     */
+    public SemanticFaqIndex withQueryCache(int entries) {
+        recentQueries = entries <= 0 ? null : java.util.Collections.synchronizedMap(
+                new java.util.LinkedHashMap<String, float[]>(entries * 2, 0.75f, true) {
+                    @Override
+                    protected boolean removeEldestEntry(Map.Entry<String, float[]> eldest) {
+                        return size() > entries;
+                    }
+                });
+        return this;
+    }
+
+    private float[] queryEmbedding(String text) {
+        Map<String, float[]> cache = recentQueries;
+        if (cache == null) {
+            return embedder.embed(text);
+        }
+        float[] q = cache.get(text);
+        if (q == null) {
+            q = embedder.embed(text);
+            cache.put(text, q);
+        }
+        return q;
     }
 
     /** The texts embedded for an entry: the standard question and every distinct phrasing. */

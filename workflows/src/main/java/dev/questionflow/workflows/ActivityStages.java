@@ -9,15 +9,26 @@ import java.util.Map;
  */
 public final class ActivityStages {
 
-  /** Stages of the question workflow. */
+  /** Activities of the question workflow that leave the process: the model and the people side. */
   public static final Map<String, List<String>> ACTIVITY_TYPES =
+      Map.of(
+          "generation", List.of("GenerateAnswer"),
+          "ticket", List.of("OpenTicket", "MarkTicketUndelivered", "CloseTicket"),
+          "ticket-delivery", List.of("DeliverTicket"));
+
+  /**
+   * Local activities of the question workflow: short steps that run in the worker's own process (the FAQ matchers,
+   * templates) or are one Redis round trip (session line, lane ledger). Each is one marker event in the history
+   * instead of three events and a workflow task, which is what lets the Temporal server feed the model lanes at
+   * their quota on a small machine; timeouts and retries are still declared per stage in application.yml.
+   */
+  public static final Map<String, List<String>> LOCAL_ACTIVITY_TYPES =
       Map.of(
           "intent", List.of("ClassifyIntent"),
           "retrieval", List.of("RetrieveFaq"),
-          "generation", List.of("GenerateAnswer"),
           "template", List.of("RenderFaqAnswer"),
-          "ticket", List.of("OpenTicket", "MarkTicketUndelivered", "CloseTicket"),
-          "ticket-delivery", List.of("DeliverTicket"));
+          "session", List.of("JoinSession", "FinishSessionTurn"),
+          "lane", List.of("EnterLane", "LaneSnapshot"));
 
   /** Stages of the dead-letter workflow: the same DeliverTicket activity with its own (per-round) policy. */
   public static final Map<String, List<String>> DEAD_LETTER_ACTIVITY_TYPES =

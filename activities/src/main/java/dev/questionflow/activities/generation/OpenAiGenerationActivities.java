@@ -1,7 +1,5 @@
 package dev.questionflow.activities.generation;
 
-import dev.langchain4j.data.message.SystemMessage;
-import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.openai.OpenAiChatModel;
@@ -11,6 +9,8 @@ import dev.questionflow.activities.resilience.Dependency;
 import dev.questionflow.activities.resilience.DependencyBreakers;
 import dev.questionflow.activities.resilience.UpstreamErrors;
 import dev.questionflow.activities.resilience.UpstreamErrors.Kind;
+import dev.questionflow.activities.session.SessionStore;
+import dev.questionflow.activities.session.Turn;
 import dev.questionflow.workflows.generation.GenerationActivities;
 import dev.questionflow.workflows.generation.GenerationRequest;
 import dev.questionflow.workflows.generation.GenerationResult;
@@ -19,6 +19,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,6 +37,8 @@ import org.slf4j.LoggerFactory;
  *   <li>Breaker OPEN: {@link ModelFailures#CIRCUIT_OPEN}, non-retryable, without any HTTP call, so the workflow falls to
  *       the FAQ level without paying a timeout.
  *   <li>The answer goes through {@link OutputChecks} (empty / garbled output rejected, personal data redacted).
+ *   <li>The session's last turns ({@link SessionStore#history}, at most {@code cs.sessions.max-turns}) go before the
+ *       question as previous user / assistant messages; when the history cannot be read the model answers without it.
  * </ul>
  */
 public class OpenAiGenerationActivities implements GenerationActivities {
@@ -51,6 +54,8 @@ public class OpenAiGenerationActivities implements GenerationActivities {
   private final RateLimitPolicy rateLimits;
   private final DependencyBreakers breakers;
   private final UpstreamErrors errors;
+  /** the session history for context; null = none */
+  private final SessionStore sessions;
 
   /** Primary model only, the SPEC's breaker settings, metrics in a private registry. */
   public OpenAiGenerationActivities(ModelSettings primary) {
@@ -68,6 +73,18 @@ public class OpenAiGenerationActivities implements GenerationActivities {
       RateLimitPolicy rateLimits,
       DependencyBreakers breakers,
       UpstreamErrors errors) {
+    this(primary, backup, rateLimits, breakers, errors, null);
+  }
+
+  /** @param sessions where the session's previous turns are read from; null = questions without history */
+  public OpenAiGenerationActivities(
+      ModelSettings primary,
+      ModelSettings backup,
+      RateLimitPolicy rateLimits,
+      DependencyBreakers breakers,
+      UpstreamErrors errors,
+      SessionStore sessions) {
+    this.sessions = sessions;
     this.companyName = primary.companyName();
     this.primary = model(ModelFailures.PRIMARY, Dependency.PRIMARY_MODEL, primary);
     this.backup = model(ModelFailures.BACKUP, Dependency.BACKUP_MODEL, backup);
@@ -110,6 +127,7 @@ public class OpenAiGenerationActivities implements GenerationActivities {
     if (model == null) {
       return GenerationResult.notConfigured();
     }
+    List<Turn> history = history(request.sessionId()); // read before taking a breaker permission
     CircuitBreaker breaker = breakers.breaker(model.dependency());
     if (!breaker.tryAcquirePermission()) {
       errors.record(model.dependency(), Kind.CIRCUIT_OPEN);
@@ -122,8 +140,7 @@ public class OpenAiGenerationActivities implements GenerationActivities {
     try {
       response =
           model.client().chat(
-              SystemMessage.from(PromptBuilder.systemPrompt(companyName, request.knowledge())),
-              UserMessage.from(request.question()));
+              PromptBuilder.messages(companyName, request.knowledge(), history, request.question()));
     } catch (RuntimeException e) {
       throw failed(model, breaker, started, e);
     }
@@ -177,6 +194,22 @@ public class OpenAiGenerationActivities implements GenerationActivities {
           message + "; retry after " + delay.toMillis() + " ms", error.type(), e, delay);
     }
     return ApplicationFailure.newFailureWithCause(message, error.type(), e);
+  }
+
+  /** The session's last turns, at most cs.sessions.max-turns; none without a session or when they cannot be read. */
+  private List<Turn> history(String sessionId) {
+    if (sessions == null || sessionId == null || sessionId.isBlank()) {
+      return List.of();
+    }
+    try {
+      List<Turn> turns = sessions.history(sessionId);
+      int max = sessions.limits().maxTurns();
+      return turns.size() > max ? turns.subList(turns.size() - max, turns.size()) : turns;
+    } catch (RuntimeException e) {
+      log.warn("session {}: history unavailable ({}: {}), answering without it", sessionId,
+          e.getClass().getSimpleName(), abbreviate(e.getMessage()));
+      return List.of();
+    }
   }
 
   private static String abbreviate(String s) {

@@ -1,12 +1,36 @@
 package dev.questionflow.activities.generation;
 
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.SystemMessage;
+import dev.langchain4j.data.message.UserMessage;
+import dev.questionflow.activities.session.Turn;
 import dev.questionflow.workflows.retrieval.FaqHit;
+import java.util.ArrayList;
 import java.util.List;
 
-/** Builds the grounded system prompt from the retrieved FAQ entries. */
+/** Builds the grounded system prompt from the retrieved FAQ entries, and the messages of one model call. */
 final class PromptBuilder {
 
   private PromptBuilder() {}
+
+  /**
+   * The system prompt, then the session's previous turns (oldest first) as user / assistant messages, then the
+   * question.
+   */
+  static List<ChatMessage> messages(String companyName, List<FaqHit> knowledge, List<Turn> history, String question) {
+    List<ChatMessage> messages = new ArrayList<>(2 + 2 * history.size());
+    messages.add(SystemMessage.from(systemPrompt(companyName, knowledge)));
+    for (Turn turn : history) {
+      if (turn.question() == null || turn.question().isBlank() || turn.answer() == null || turn.answer().isBlank()) {
+        continue;
+      }
+      messages.add(UserMessage.from(turn.question()));
+      messages.add(AiMessage.from(turn.answer()));
+    }
+    messages.add(UserMessage.from(question));
+    return messages;
+  }
 
   static String systemPrompt(String companyName, List<FaqHit> knowledge) {
     StringBuilder prompt =

@@ -11,6 +11,11 @@ import dev.questionflow.activities.ticket.HelpdeskWebhook;
 import dev.questionflow.workflows.retrieval.RetrievalActivities;
 import dev.questionflow.activities.ticket.InboxTicketActivities;
 import dev.questionflow.activities.ticket.TicketInbox;
+import dev.questionflow.activities.session.SessionActivitiesImpl;
+import dev.questionflow.activities.session.SessionStore;
+import dev.questionflow.activities.session.TemporalSessionSignals;
+import io.temporal.client.WorkflowClient;
+import org.springframework.beans.factory.ObjectProvider;
 import dev.questionflow.faq.FaqPack;
 import dev.questionflow.faq.FaqPacks;
 import dev.questionflow.faq.KeywordFaqIndex;
@@ -23,7 +28,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-/** The five activity implementations, registered on the worker by bean name in application.yml. */
+/** The activity implementations, registered on the worker by bean name in application.yml. */
 @Configuration(proxyBeanMethods = false)
 class ActivitiesConfig {
 
@@ -58,7 +63,8 @@ class ActivitiesConfig {
           .orElseGet(() -> SemanticFaqIndex.build(pack));
       log.info("semantic FAQ matcher ready for pack {} with model {} in {} ms", pack.id(), index.modelId(),
           (System.nanoTime() - started) / 1_000_000);
-      return new SemanticMatcher(index);
+      // intent detection and retrieval match the same question: embed it once
+      return new SemanticMatcher(index.withQueryCache(1024));
     } catch (RuntimeException | LinkageError e) {
       log.error("the semantic FAQ matcher could not start, answering from the keyword matcher (level KEYWORD)", e);
       return new SemanticMatcher(null);
@@ -119,7 +125,8 @@ class ActivitiesConfig {
   @Bean
   OpenAiGenerationActivities generationActivities(CsProperties properties,
       dev.questionflow.activities.resilience.DependencyBreakers breakers,
-      dev.questionflow.activities.resilience.UpstreamErrors errors) {
+      dev.questionflow.activities.resilience.UpstreamErrors errors,
+      SessionStore sessions) {
     CsProperties.Llm llm = properties.llm();
     ModelSettings primary = new ModelSettings(llm.baseUrl(), llm.apiKey(), llm.model(), llm.timeout(), llm.companyName());
     CsProperties.Llm.Backup b = llm.backup();
@@ -132,7 +139,8 @@ class ActivitiesConfig {
         backup,
         new dev.questionflow.activities.generation.RateLimitPolicy(llm.rateLimitDefaultDelay(), llm.rateLimitMaxDelay()),
         breakers,
-        errors);
+        errors,
+        sessions);
   }
 
   @Bean
@@ -149,5 +157,14 @@ class ActivitiesConfig {
             .filter(url -> !url.toString().isBlank())
             .map(url -> new HelpdeskWebhook(url, tickets.webhookTimeout()));
     return new InboxTicketActivities(inbox, helpdesk, Clock.systemUTC(), breakers, errors);
+  }
+
+  /**
+   * Per-session order: JoinSession / FinishSessionTurn; the next question is signalled through the Temporal client
+   * (resolved lazily, at the first signal).
+   */
+  @Bean
+  SessionActivitiesImpl sessionActivities(SessionStore sessions, ObjectProvider<WorkflowClient> client) {
+    return new SessionActivitiesImpl(sessions, new TemporalSessionSignals(client::getObject));
   }
 }

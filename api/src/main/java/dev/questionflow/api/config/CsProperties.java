@@ -18,7 +18,43 @@ public record CsProperties(
     Resilience resilience,
     Ladder ladder,
     Drills drills,
-    Api api) {
+    Map<String, Lane> lanes,
+    FlowControl flowControl,
+    Api api,
+    Sessions sessions) {
+
+  /**
+   * A model lane: the model's calls run on their own task queue whose server-side rate limit is the model's quota
+   * (shared by all instances), with at most {@code maxConcurrent} calls in flight per worker.
+   *
+   * @param rate calls per second (Temporal {@code maxTaskQueueActivitiesPerSecond}); the adaptive controller lowers
+   *     it while the model is unhealthy
+   */
+  public record Lane(String taskQueue, double rate, int maxConcurrent) {}
+
+  /**
+   * Queueing and the adaptive rate (SPEC "adaptive flow control").
+   *
+   * @param maxQueueWait longest wait for a lane before the question degrades (SPEC: 60 s)
+   * @param positionRefresh how often a waiting question refreshes its queue position (O(1) history events each)
+   * @param adaptiveInterval control interval; {@code adaptiveWindow} the sliding window of calls it looks at
+   * @param minSuccessRate below it (or above {@code maxMeanLatency}) the lane's rate is halved
+   * @param stepUp share of the configured rate added per healthy interval
+   * @param minRate the rate is never halved below this (calls/s)
+   * @param minCalls fewer calls in the window than this: no judgement
+   */
+  public record FlowControl(
+      Duration maxQueueWait,
+      Duration positionRefresh,
+      boolean adaptiveEnabled,
+      Duration adaptiveInterval,
+      Duration adaptiveWindow,
+      double minSuccessRate,
+      Duration maxMeanLatency,
+      double stepUp,
+      double minRate,
+      int minCalls,
+      Duration staleEntryAfter) {}
 
   /** Timeouts and retry policy of one stage's activities. */
   public record StageOptions(
@@ -107,4 +143,12 @@ public record CsProperties(
   }
 
   public record Api(Duration sseTimeout, Duration ssePollInterval) {}
+
+  /**
+   * Per-session order and conversation history (SPEC: last 10 turns, kept 30 minutes after the last message).
+   *
+   * @param maxTurns turns kept in the history and given to the model as context (null = 10)
+   * @param ttl how long a session's line and history are kept after its last message (null = 30 min)
+   */
+  public record Sessions(Integer maxTurns, Duration ttl) {}
 }

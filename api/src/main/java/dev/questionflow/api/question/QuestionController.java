@@ -1,7 +1,11 @@
 package dev.questionflow.api.question;
 
+import dev.questionflow.api.ratelimit.AccessLimiter;
+import dev.questionflow.api.ratelimit.Admission;
+import dev.questionflow.api.ratelimit.AdmittedQuestion;
 import dev.questionflow.workflows.question.QuestionStatus;
 import io.swagger.v3.oas.annotations.Operation;
+import jakarta.servlet.http.HttpServletRequest;
 import jakarta.validation.Valid;
 import java.net.URI;
 import java.util.UUID;
@@ -26,25 +30,39 @@ class QuestionController {
 
   private final QuestionService questions;
   private final StatusStreams streams;
+  private final AccessLimiter limits;
 
-  QuestionController(QuestionService questions, StatusStreams streams) {
+  QuestionController(QuestionService questions, StatusStreams streams, AccessLimiter limits) {
     this.questions = questions;
     this.streams = streams;
+    this.limits = limits;
   }
 
   @Operation(summary = "Accept a question: starts its workflow and returns the workflow ID at once")
   @PostMapping(consumes = MediaType.APPLICATION_JSON_VALUE)
-  ResponseEntity<Accepted> ask(
+  ResponseEntity<AdmittedQuestion> ask(
       @Valid @RequestBody AskRequest request,
-      @RequestHeader(name = REQUEST_ID, required = false) String requestId) {
+      @RequestHeader(name = REQUEST_ID, required = false) String requestId,
+      HttpServletRequest http) {
     String traced = requestId != null && SAFE_REQUEST_ID.matcher(requestId).matches()
         ? requestId
         : UUID.randomUUID().toString();
-    Accepted accepted = questions.ask(request, traced);
+    // access limits: 429 (per user / per IP) before anything starts; over the global limit it is only "queued"
+    Admission admission = limits.admit(request.userId(), limits.clientIp(http));
+    Accepted accepted;
+    try {
+      accepted = questions.ask(request, traced);
+    } catch (RuntimeException e) {
+      limits.refund(admission); // nothing started
+      throw e;
+    }
+    if (accepted.duplicate()) {
+      limits.refund(admission); // a second click on "send" does not count twice
+    }
     return ResponseEntity.accepted()
         .location(URI.create(accepted.statusUrl()))
         .header(REQUEST_ID, traced)
-        .body(accepted);
+        .body(new AdmittedQuestion(accepted, admission.queued()));
   }
 
   @Operation(summary = "Stage, queue position, ETA and answer of a question (a workflow query)")

@@ -60,7 +60,18 @@ public class QuestionService {
             backup != null && backup.baseUrl() != null && !backup.baseUrl().isBlank(),
             ladder.criticalStages(),
             new QuestionPolicy.DeadLetterPolicy(
-                ladder.deadLetterInitialBackoff().toSeconds(), ladder.deadLetterMaxBackoff().toSeconds()));
+                ladder.deadLetterInitialBackoff().toSeconds(), ladder.deadLetterMaxBackoff().toSeconds()),
+            laneQueues(properties),
+            properties.flowControl().maxQueueWait().toSeconds(),
+            Math.max(1, properties.flowControl().positionRefresh().toSeconds()));
+  }
+
+  private static java.util.Map<String, String> laneQueues(CsProperties properties) {
+    java.util.Map<String, String> lanes = new java.util.LinkedHashMap<>();
+    if (properties.lanes() != null) {
+      properties.lanes().forEach((model, lane) -> lanes.put(model, lane.taskQueue()));
+    }
+    return lanes;
   }
 
   /** @param requestId the caller's X-Request-Id (or a generated one), kept in the workflow input and the logs */

@@ -4,6 +4,7 @@ import dev.questionflow.api.config.CsProperties;
 import dev.questionflow.api.config.CsProperties.StageOptions;
 import dev.questionflow.workflows.ActivityStages;
 import io.temporal.activity.ActivityOptions;
+import io.temporal.activity.LocalActivityOptions;
 import io.temporal.common.RetryOptions;
 import java.util.HashMap;
 import java.util.List;
@@ -30,6 +31,31 @@ public final class ActivityOptionsFactory {
             throw new IllegalStateException("cs.activities." + stage + " is missing in application.yml");
           }
           types.forEach(type -> byType.put(type, toActivityOptions(options)));
+        });
+    return byType;
+  }
+
+  /** Local activity options per type (start-to-close and retry of the stage). */
+  public static Map<String, LocalActivityOptions> localByActivityType(
+      Map<String, StageOptions> stages, Map<String, List<String>> activityTypes) {
+    Map<String, LocalActivityOptions> byType = new HashMap<>();
+    activityTypes.forEach(
+        (stage, types) -> {
+          StageOptions options = stages.get(stage);
+          if (options == null) {
+            throw new IllegalStateException("cs.activities." + stage + " is missing in application.yml");
+          }
+          ActivityOptions regular = toActivityOptions(options);
+          LocalActivityOptions.Builder local =
+              LocalActivityOptions.newBuilder().setStartToCloseTimeout(regular.getStartToCloseTimeout());
+          if (regular.getRetryOptions() != null) {
+            local.setRetryOptions(regular.getRetryOptions());
+          }
+          if (regular.getScheduleToCloseTimeout() != null) {
+            local.setScheduleToCloseTimeout(regular.getScheduleToCloseTimeout());
+          }
+          LocalActivityOptions built = local.build();
+          types.forEach(type -> byType.put(type, built));
         });
     return byType;
   }

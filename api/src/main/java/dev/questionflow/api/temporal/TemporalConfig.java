@@ -4,6 +4,7 @@ import dev.questionflow.api.config.CsProperties;
 import dev.questionflow.workflows.ActivityStages;
 import dev.questionflow.workflows.deadletter.DeadLetterTicketWorkflowImpl;
 import io.temporal.activity.ActivityOptions;
+import io.temporal.activity.LocalActivityOptions;
 import io.temporal.spring.boot.WorkflowImplementationOptionsCustomizer;
 import io.temporal.worker.Worker;
 import io.temporal.common.metadata.POJOWorkflowMethodMetadata;
@@ -21,6 +22,9 @@ class TemporalConfig {
   @Bean
   WorkflowImplementationOptionsCustomizer activityOptionsFromConfig(CsProperties properties) {
     Map<String, ActivityOptions> questionOptions = ActivityOptionsFactory.byActivityType(properties.activities());
+    Map<String, LocalActivityOptions> localOptions =
+        ActivityOptionsFactory.localByActivityType(
+            properties.activities(), ActivityStages.LOCAL_ACTIVITY_TYPES);
     Map<String, ActivityOptions> deadLetterOptions =
         ActivityOptionsFactory.byActivityType(
             properties.activities(), ActivityStages.DEAD_LETTER_ACTIVITY_TYPES);
@@ -31,8 +35,10 @@ class TemporalConfig {
           Worker worker,
           Class<?> clazz,
           POJOWorkflowMethodMetadata workflowMethod) {
-        return options.setActivityOptions(
-            DeadLetterTicketWorkflowImpl.class.equals(clazz) ? deadLetterOptions : questionOptions);
+        return options
+            .setActivityOptions(
+                DeadLetterTicketWorkflowImpl.class.equals(clazz) ? deadLetterOptions : questionOptions)
+            .setLocalActivityOptions(localOptions);
       }
     };
   }

@@ -1,6 +1,7 @@
 package dev.questionflow.workflows.question;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * Settings the workflow needs, decided by the API from application.yml at acceptance time and frozen into the
@@ -15,6 +16,11 @@ import java.util.List;
  *     instead of being answered without it ({@code intent}, {@code retrieval}); other stages are skipped with a
  *     notice
  * @param deadLetter how a ticket the helpdesk did not take is redelivered
+ * @param lanes task queue of each model lane ({@code primary}, {@code backup}); a model without a lane is called on
+ *     the workflow's own task queue (no queue position)
+ * @param maxQueueWaitSeconds how long a question may wait for its model lane (SPEC: 60 s)
+ * @param laneRefreshSeconds how often a waiting question refreshes its queue position from the lane's ledger (a
+ *     local activity: O(1) history events per interval); between refreshes the status query projects it
  */
 public record QuestionPolicy(
     long humanReplyWindowSeconds,
@@ -22,7 +28,10 @@ public record QuestionPolicy(
     long chainBudgetSeconds,
     boolean backupModel,
     List<String> criticalStages,
-    DeadLetterPolicy deadLetter) {
+    DeadLetterPolicy deadLetter,
+    Map<String, String> lanes,
+    long maxQueueWaitSeconds,
+    long laneRefreshSeconds) {
 
   public static final long DEFAULT_CHAIN_BUDGET_SECONDS = 30;
 
@@ -30,10 +39,24 @@ public record QuestionPolicy(
     chainBudgetSeconds = chainBudgetSeconds <= 0 ? DEFAULT_CHAIN_BUDGET_SECONDS : chainBudgetSeconds;
     criticalStages = criticalStages == null ? List.of() : List.copyOf(criticalStages);
     deadLetter = deadLetter == null ? DeadLetterPolicy.defaults() : deadLetter;
+    lanes = lanes == null ? Map.of() : Map.copyOf(lanes);
+    maxQueueWaitSeconds = maxQueueWaitSeconds <= 0 ? 60 : maxQueueWaitSeconds;
+    laneRefreshSeconds = laneRefreshSeconds <= 0 ? 10 : laneRefreshSeconds;
   }
 
   public QuestionPolicy(long humanReplyWindowSeconds, String promisedReplyText) {
     this(humanReplyWindowSeconds, promisedReplyText, DEFAULT_CHAIN_BUDGET_SECONDS, false, List.of(), null);
+  }
+
+  public QuestionPolicy(
+      long humanReplyWindowSeconds,
+      String promisedReplyText,
+      long chainBudgetSeconds,
+      boolean backupModel,
+      List<String> criticalStages,
+      DeadLetterPolicy deadLetter) {
+    this(humanReplyWindowSeconds, promisedReplyText, chainBudgetSeconds, backupModel, criticalStages, deadLetter,
+        Map.of(), 60, 10);
   }
 
   public static QuestionPolicy defaults() {

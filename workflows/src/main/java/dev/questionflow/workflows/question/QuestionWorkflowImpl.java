@@ -9,10 +9,17 @@ import dev.questionflow.workflows.generation.GenerationResult;
 import dev.questionflow.workflows.generation.ModelFailures;
 import dev.questionflow.workflows.intent.IntentActivities;
 import dev.questionflow.workflows.intent.IntentResult;
+import dev.questionflow.workflows.lane.LaneActivities;
+import dev.questionflow.workflows.lane.LaneEntry;
+import dev.questionflow.workflows.lane.LaneSnapshot;
+import dev.questionflow.workflows.lane.Priorities;
 import dev.questionflow.workflows.retrieval.FaqHit;
 import dev.questionflow.workflows.retrieval.RetrievalActivities;
 import dev.questionflow.workflows.retrieval.RetrievalRequest;
 import dev.questionflow.workflows.retrieval.RetrievalResult;
+import dev.questionflow.workflows.session.SessionActivities;
+import dev.questionflow.workflows.session.SessionJoin;
+import dev.questionflow.workflows.session.SessionTurn;
 import dev.questionflow.workflows.template.TemplateActivities;
 import dev.questionflow.workflows.template.TemplateRequest;
 import dev.questionflow.workflows.ticket.TicketActivities;
@@ -20,7 +27,9 @@ import dev.questionflow.workflows.ticket.TicketClosing;
 import dev.questionflow.workflows.ticket.TicketRef;
 import dev.questionflow.workflows.ticket.TicketRequest;
 import dev.questionflow.workflows.ticket.TicketUndelivered;
+import io.temporal.activity.ActivityOptions;
 import io.temporal.api.enums.v1.ParentClosePolicy;
+import io.temporal.common.Priority;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.ChildWorkflowFailure;
@@ -32,6 +41,9 @@ import io.temporal.workflow.Promise;
 import io.temporal.workflow.Saga;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -51,12 +63,22 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
   static final String NO_KNOWLEDGE_NOTICE =
       "Answered without our knowledge base, which is unavailable right now.";
   static final String STANDARD_REPLY_NOTICE = "Simplified mode: this is our standard answer.";
+  static final String COMPLAINT_INTENT = "complaint";
+  private static final long SESSION_WAIT_SLACK_SECONDS = 30;
+  /**
+   * At most this many ahead is reported as 0 ("you are next"): within the accuracy the position promises (max(2,
+   * 10 %) of those actually served first), and it lets a customer see 0 before the model call starts even though
+   * the last few positions pass within a fraction of a second.
+   */
+  static final long NEAR_FRONT = 2;
 
-  private final IntentActivities intents = Workflow.newActivityStub(IntentActivities.class);
-  private final RetrievalActivities retrieval = Workflow.newActivityStub(RetrievalActivities.class);
+  private final IntentActivities intents = Workflow.newLocalActivityStub(IntentActivities.class);
+  private final RetrievalActivities retrieval = Workflow.newLocalActivityStub(RetrievalActivities.class);
   private final GenerationActivities generation = Workflow.newActivityStub(GenerationActivities.class);
-  private final TemplateActivities templates = Workflow.newActivityStub(TemplateActivities.class);
+  private final TemplateActivities templates = Workflow.newLocalActivityStub(TemplateActivities.class);
   private final TicketActivities tickets = Workflow.newActivityStub(TicketActivities.class);
+  private final LaneActivities laneLedger = Workflow.newLocalActivityStub(LaneActivities.class);
+  private final SessionActivities sessions = Workflow.newLocalActivityStub(SessionActivities.class);
 
   private Stage stage = Stage.RECEIVED;
   private String intent;
@@ -64,11 +86,25 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
   private StaffReply staffReply;
   private String ticketId;
   private long processingStartedAt;
+  private String sessionId;
+  private LaneEntry laneEntry;
+  private int priority;
+  /** The last queue snapshot while waiting for a model lane (null when not waiting). */
+  private LaneSnapshot queued;
+  /** The ledger's last answer as it came (queued is the projection shown to callers). */
+  private LaneSnapshot lastSnapshot;
+  private String questionText;
+  private String predecessor;
+  /** Questions of the session that signalled they finished (kept as a set: a signal may beat the join's result). */
+  private final java.util.Set<String> finishedInSession = new java.util.HashSet<>();
+  private boolean turnFinished;
 
   @Override
   public Answer answer(Question question) {
     QuestionPolicy policy = question.policy() == null ? QuestionPolicy.defaults() : question.policy();
     processingStartedAt = Workflow.currentTimeMillis();
+    sessionId = question.sessionId();
+    priority = question.priority();
     // also set by the API at start; repeated here so workflows started from elsewhere (CLI, tests) carry them
     stage = Stage.PROCESSING;
     Workflow.upsertTypedSearchAttributes(
@@ -77,6 +113,8 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
         SearchAttributes.PRIORITY.valueSet((long) question.priority()),
         SearchAttributes.STAGE.valueSet(stage.name()));
     List<String> problems = new ArrayList<>();
+    questionText = question.text();
+    awaitSessionTurn(policy);
 
     IntentResult classified = classify(question.text(), problems);
     if (classified == null) {
@@ -86,7 +124,12 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
       classified = new IntentResult(IntentActivities.DEFAULT_INTENT, "default");
     }
     intent = classified.intent();
-    Workflow.upsertTypedSearchAttributes(SearchAttributes.INTENT.valueSet(intent));
+    priority = question.priority();
+    if (COMPLAINT_INTENT.equals(intent)) {
+      priority = Math.max(priority, Priorities.COMPLAINT); // complaints are served before standard questions
+    }
+    Workflow.upsertTypedSearchAttributes(
+        SearchAttributes.INTENT.valueSet(intent), SearchAttributes.PRIORITY.valueSet((long) priority));
 
     RetrievalResult found = retrieve(question.text(), problems);
     boolean withoutKnowledge = found == null;
@@ -114,6 +157,44 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
     }
     problems.add("no FAQ match");
     return handOver(question, found, policy, reason(problems));
+  }
+
+  /**
+   * Questions of one session are answered in order: join the session's line and, if another question is ahead,
+   * wait (bounded) for its {@code sessionTurnReady} signal, so this one sees that one's answer in its context.
+   */
+  private void awaitSessionTurn(QuestionPolicy policy) {
+    String workflowId = Workflow.getInfo().getWorkflowId();
+    try {
+      predecessor = sessions.joinSession(new SessionJoin(sessionId, workflowId));
+    } catch (ActivityFailure e) {
+      log.warn("session line unavailable, answering without waiting for earlier questions: {}", failureType(e));
+      return;
+    }
+    if (predecessor == null || predecessor.equals(workflowId)) {
+      return;
+    }
+    Duration bound =
+        Duration.ofSeconds(policy.chainBudgetSeconds() + policy.maxQueueWaitSeconds() + SESSION_WAIT_SLACK_SECONDS);
+    String ahead = predecessor;
+    if (!Workflow.await(bound, () -> finishedInSession.contains(ahead))) {
+      log.warn("question {} of the session did not finish within {}; going ahead", predecessor, bound);
+    }
+  }
+
+  private void finishSessionTurn(Answer result) {
+    if (turnFinished) {
+      return;
+    }
+    turnFinished = true;
+    String text = result.level() == AnswerLevel.TICKET ? null : result.text();
+    try {
+      sessions.finishSessionTurn(
+          new SessionTurn(
+              sessionId, Workflow.getInfo().getWorkflowId(), questionText, text, result.level().name()));
+    } catch (ActivityFailure e) {
+      log.warn("could not record the session turn: {}", failureType(e));
+    }
   }
 
   private IntentResult classify(String text, List<String> problems) {
@@ -149,19 +230,40 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
       return null;
     }
     List<FaqHit> knowledge = found.matched() ? List.of(found.best()) : List.of();
-    GenerationRequest request = new GenerationRequest(text, knowledge, model);
+    GenerationRequest request = new GenerationRequest(text, knowledge, model, sessionId);
+    String laneQueue = policy.lanes().get(model);
+    GenerationActivities lane = generation;
+    if (laneQueue != null) {
+      int key = Priorities.toTemporalKey(priority);
+      lane =
+          Workflow.newActivityStub(
+              GenerationActivities.class,
+              ActivityOptions.newBuilder()
+                  .setTaskQueue(laneQueue)
+                  .setPriority(Priority.newBuilder().setPriorityKey(key).build())
+                  .build());
+      // the ledger is keyed by the lane's task queue: deployments sharing a Redis keep separate lines
+      enterQueue(new LaneEntry(laneQueue, Workflow.getInfo().getWorkflowId(), key), policy);
+      if (queued != null) {
+        // time spent waiting for the lane does not count against the chain budget (SPEC: up to 60 s of waiting,
+        // enforced by the lane activity's schedule-to-start timeout)
+        left = left.plusSeconds(policy.maxQueueWaitSeconds());
+      }
+    }
+    GenerationActivities laneStub = lane;
+    Duration raceFor = left;
     List<Promise<?>> racing = new ArrayList<>(2);
     CancellationScope scope =
         Workflow.newCancellationScope(
             () -> {
-              racing.add(Async.function(generation::generateAnswer, request));
-              racing.add(Workflow.newTimer(left));
+              racing.add(Async.function(laneStub::generateAnswer, request));
+              racing.add(Workflow.newTimer(raceFor));
             });
     scope.run();
     @SuppressWarnings("unchecked")
     Promise<GenerationResult> call = (Promise<GenerationResult>) racing.get(0);
     Promise<?> timer = racing.get(1);
-    Workflow.await(() -> call.isCompleted() || timer.isCompleted());
+    awaitLane(call, timer, policy);
     scope.cancel(); // stops the loser: the timer, or the abandoned model call
     if (!call.isCompleted()) {
       problems.add(model + " model: over the " + policy.chainBudgetSeconds() + " s chain budget");
@@ -180,6 +282,87 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
       problems.add(model + " model: " + failureType(e));
       log.warn("{} model failed: {}", model, failureType(e));
       return null;
+    }
+  }
+
+  /** Joins the lane's ledger; a ledger failure only costs the queue position, never the answer. */
+  private void enterQueue(LaneEntry entry, QuestionPolicy policy) {
+    try {
+      LaneSnapshot snapshot = laneLedger.enterLane(entry);
+      queued = snapshot.waiting() ? snapshot : null;
+      lastSnapshot = snapshot;
+    } catch (ActivityFailure e) {
+      log.warn("lane ledger unavailable, no queue position: {}", failureType(e));
+      queued = null;
+    }
+    laneEntry = entry;
+    if (queued != null) {
+      stage = Stage.WAITING_IN_QUEUE;
+      Workflow.upsertTypedSearchAttributes(
+          SearchAttributes.STAGE.valueSet(stage.name()),
+          SearchAttributes.WAITING_SINCE.valueSet(
+              OffsetDateTime.ofInstant(Instant.ofEpochMilli(Workflow.currentTimeMillis()), ZoneOffset.UTC)));
+    }
+  }
+
+  /**
+   * Waits for the model call (or the budget timer). While the question is queued it refreshes its position every
+   * {@code laneRefreshSeconds} with one local activity: O(1) history events per interval, never a per-second loop.
+   */
+  private void awaitLane(Promise<?> call, Promise<?> timer, QuestionPolicy policy) {
+    Duration refresh = Duration.ofSeconds(policy.laneRefreshSeconds());
+    while (!call.isCompleted() && !timer.isCompleted()) {
+      if (queued == null) {
+        Workflow.await(() -> call.isCompleted() || timer.isCompleted());
+        break;
+      }
+      // near the front, one earlier refresh (when about NEAR_FRONT are left) keeps the last positions exact
+      Duration wait = refresh;
+      double toFront = (queued.position() - NEAR_FRONT) / Math.max(0.01, queued.ratePerSecond());
+      if (toFront > 1 && toFront < refresh.getSeconds()) {
+        wait = Duration.ofMillis((long) (toFront * 1000));
+      }
+      boolean done = Workflow.await(wait, () -> call.isCompleted() || timer.isCompleted());
+      if (done) {
+        break;
+      }
+      try {
+        LaneSnapshot fresh = laneLedger.laneSnapshot(laneEntry);
+        if (!fresh.waiting()) {
+          leaveQueue();
+        } else {
+          queued = nextProjection(fresh);
+        }
+      } catch (ActivityFailure e) {
+        log.warn("lane ledger unavailable, keeping the last queue position: {}", failureType(e));
+      }
+    }
+    leaveQueue();
+  }
+
+  /**
+   * The projection after a refresh: projected at the rate this question actually moved since the last snapshot
+   * (bounded by the lane's rate limit), so the position between refreshes tracks the real service rate; and never
+   * above the position projected so far (a VIP arriving may overtake, but the customer's number only goes down).
+   */
+  private LaneSnapshot nextProjection(LaneSnapshot fresh) {
+    double rate = fresh.ratePerSecond();
+    double seconds = (fresh.atEpochMillis() - lastSnapshot.atEpochMillis()) / 1000.0;
+    if (seconds > 0) {
+      double moved = (lastSnapshot.position() - fresh.position()) / seconds;
+      rate = Math.min(fresh.ratePerSecond(), Math.max(0.1 * fresh.ratePerSecond(), moved));
+    }
+    lastSnapshot = fresh;
+    long position = Math.min(fresh.position(), queued.positionAt(fresh.atEpochMillis()));
+    double eta = (position + 1) / rate + fresh.meanProcessingMillis() / 1000.0;
+    return new LaneSnapshot(position, rate, fresh.meanProcessingMillis(), eta, fresh.atEpochMillis());
+  }
+
+  private void leaveQueue() {
+    if (queued != null) {
+      queued = null;
+      stage = Stage.PROCESSING;
+      Workflow.upsertTypedSearchAttributes(SearchAttributes.STAGE.valueSet(stage.name()));
     }
   }
 
@@ -282,6 +465,7 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
   }
 
   private Answer finish(Answer result, Stage finalStage) {
+    finishSessionTurn(result);
     answer = result;
     stage = finalStage;
     Workflow.upsertTypedSearchAttributes(
@@ -328,11 +512,25 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
 
   @Override
   public void sessionTurnReady(String finishedWorkflowId) {
-    // wired in by the session-order step
+    if (finishedWorkflowId != null) {
+      finishedInSession.add(finishedWorkflowId);
+    }
   }
 
   @Override
   public QuestionStatus status(Long asOfEpochMillis) {
+    LaneSnapshot q = queued;
+    if (stage == Stage.WAITING_IN_QUEUE && q != null) {
+      long at = asOfEpochMillis == null ? q.atEpochMillis() : asOfEpochMillis;
+      long position = q.positionAt(at);
+      return new QuestionStatus(
+          Workflow.getInfo().getWorkflowId(),
+          stage,
+          (int) (position <= NEAR_FRONT ? 0 : position),
+          (int) Math.ceil(q.etaAt(at)),
+          intent,
+          answer);
+    }
     return new QuestionStatus(Workflow.getInfo().getWorkflowId(), stage, null, null, intent, answer);
   }
 

@@ -23,6 +23,13 @@ import dev.questionflow.workflows.ticket.TicketClosing;
 import dev.questionflow.workflows.ticket.TicketRef;
 import dev.questionflow.workflows.ticket.TicketRequest;
 import dev.questionflow.workflows.ticket.TicketUndelivered;
+import dev.questionflow.workflows.lane.LaneActivities;
+import dev.questionflow.workflows.lane.LaneEntry;
+import dev.questionflow.workflows.lane.LaneSnapshot;
+import dev.questionflow.workflows.session.SessionActivities;
+import dev.questionflow.workflows.session.SessionJoin;
+import dev.questionflow.workflows.session.SessionTurn;
+import io.temporal.activity.LocalActivityOptions;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
@@ -68,10 +75,18 @@ class QuestionWorkflowTest {
                     .build())
             .build();
     worker.registerWorkflowImplementationTypes(
-        WorkflowImplementationOptions.newBuilder().setDefaultActivityOptions(options).build(),
+        WorkflowImplementationOptions.newBuilder()
+            .setDefaultActivityOptions(options)
+            // per-type options, as the app declares them: the lane stub merges these with its task queue
+            .setActivityOptions(java.util.Map.of("GenerateAnswer", options))
+            .setDefaultLocalActivityOptions(
+                LocalActivityOptions.newBuilder().setStartToCloseTimeout(Duration.ofSeconds(2)).build())
+            .build(),
         QuestionWorkflowImpl.class,
         DeadLetterTicketWorkflowImpl.class);
     worker.registerActivitiesImplementations(activities);
+    // the model lane: GenerateAnswer on its own task queue when the policy names one
+    env.newWorker(LANE).registerActivitiesImplementations(new LaneGeneration(activities));
     env.start();
     client = env.getWorkflowClient();
   }
@@ -294,6 +309,73 @@ class QuestionWorkflowTest {
     assertThat(activities.deliveries.get()).isEqualTo(1);
   }
 
+  @Test
+  void aQuestionWaitingForItsModelLaneReportsAProjectedPositionThatOnlyGoesDown() {
+    activities.match = CARD;
+    activities.modelReply = "Your card is on its way.";
+    activities.modelLatencyMillis = 0;
+    activities.positions.addAll(List.of(40L, 30L, -1L)); // at entry, first refresh, then started
+    QuestionPolicy lanes = new QuestionPolicy(3600, "We will reply within a day.", 30, false, List.of(), null,
+        java.util.Map.of(ModelFailures.PRIMARY, LANE), 60, 10);
+    activities.laneGate = new java.util.concurrent.CompletableFuture<>(); // the question stays queued until released
+
+    QuestionWorkflow workflow = workflow("q-lane");
+    WorkflowClient.start(workflow::answer, question("Where is my card?", lanes));
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+        .until(() -> workflow.status(null).stage() == Stage.WAITING_IN_QUEUE);
+    QuestionStatus atEntry = workflow.status(null);
+    long t0 = System.currentTimeMillis();
+    QuestionStatus later = workflow.status(t0 + 5_000); // projected 5 s ahead at 2 per second
+    QuestionStatus muchLater = workflow.status(t0 + 60_000);
+
+    assertThat(atEntry.queuePosition()).isEqualTo(40);
+    assertThat(atEntry.etaSeconds()).isEqualTo(21); // (40 + 1) / 2 + 0.1, rounded up
+    assertThat(later.queuePosition()).isBetween(29, 31);
+    assertThat(muchLater.queuePosition()).isZero();
+    assertThat(activities.laneEntries).singleElement()
+        .satisfies(e -> assertThat(e.priorityKey()).isEqualTo(3));
+
+    activities.laneGate.complete(null);
+    Answer answer = client.newUntypedWorkflowStub("q-lane").getResult(Answer.class);
+    assertThat(answer.level()).isEqualTo(AnswerLevel.RAG);
+    assertThat(activities.laneCalls.get()).as("GenerateAnswer ran on the lane's task queue").isEqualTo(1);
+  }
+
+  @Test
+  void aComplaintIsRaisedToPriorityEightAndItsTurnIsRecorded() {
+    activities.intentName = QuestionWorkflowImpl.COMPLAINT_INTENT;
+    activities.modelReply = "We are sorry.";
+    QuestionPolicy lanes = new QuestionPolicy(3600, "We will reply within a day.", 30, false, List.of(), null,
+        java.util.Map.of(ModelFailures.PRIMARY, LANE), 60, 10);
+
+    workflow("q-complaint").answer(question("This is unacceptable, I want to complain", lanes));
+
+    assertThat(activities.laneEntries).singleElement()
+        .satisfies(e -> assertThat(e.priorityKey()).isEqualTo(2));
+    assertThat(activities.turns).singleElement()
+        .satisfies(t -> assertThat(t.answer()).isEqualTo("We are sorry."));
+  }
+
+  @Test
+  void aQuestionWaitsForTheOneAheadOfItInItsSession() {
+    activities.modelReply = "Second answer.";
+    activities.predecessor = "q-first";
+    QuestionWorkflow second = workflow("q-second");
+    WorkflowClient.start(second::answer, question("And when will it arrive?"));
+    env.sleep(Duration.ofSeconds(5));
+    assertThat(activities.modelCalls.get()).as("still waiting for q-first").isZero();
+
+    second.sessionTurnReady("q-someone-else"); // not its predecessor: ignored
+    env.sleep(Duration.ofSeconds(1));
+    assertThat(activities.modelCalls.get()).isZero();
+    second.sessionTurnReady("q-first");
+    Answer answer = client.newUntypedWorkflowStub("q-second").getResult(Answer.class);
+
+    assertThat(answer.text()).isEqualTo("Second answer.");
+    assertThat(activities.generationRequests).singleElement()
+        .satisfies(r -> assertThat(r.sessionId()).isEqualTo("s1"));
+  }
+
   private static QuestionPolicy policy(long budgetSeconds, boolean backup, List<String> critical) {
     return new QuestionPolicy(3600, "We will reply within a day.", budgetSeconds, backup, critical,
         new QuestionPolicy.DeadLetterPolicy(60, 600));
@@ -304,8 +386,20 @@ class QuestionWorkflowTest {
   }
 
   /** One object serving all five activity interfaces, scripted per test. */
+  private static final String LANE = "lane-primary";
+
+  /** Only GenerateAnswer, for the lane's task queue (a worker there must not run the other activities). */
+  record LaneGeneration(Scripted scripted) implements GenerationActivities {
+    @Override
+    public GenerationResult generateAnswer(GenerationRequest request) {
+      scripted.laneCalls.incrementAndGet();
+      return scripted.generateAnswer(request);
+    }
+  }
+
   static class Scripted
-      implements IntentActivities, RetrievalActivities, GenerationActivities, TemplateActivities, TicketActivities {
+      implements IntentActivities, RetrievalActivities, GenerationActivities, TemplateActivities, TicketActivities,
+          SessionActivities, LaneActivities {
     volatile FaqHit match;
     volatile String modelReply;
     volatile RuntimeException modelFailure;
@@ -314,8 +408,19 @@ class QuestionWorkflowTest {
     volatile boolean templateFails;
     volatile String backupReply;
     volatile long modelLatencyMillis;
+    /** Held open while a test needs the question to stay queued; completed to let the model call through. */
+    volatile java.util.concurrent.CompletableFuture<Void> laneGate =
+        java.util.concurrent.CompletableFuture.completedFuture(null);
     volatile boolean helpdeskDown;
     final AtomicInteger deliveries = new AtomicInteger();
+    final AtomicInteger laneCalls = new AtomicInteger();
+    final AtomicInteger snapshots = new AtomicInteger();
+    volatile String intentName = "card_question";
+    volatile String predecessor;
+    final List<SessionTurn> turns = new CopyOnWriteArrayList<>();
+    final List<LaneEntry> laneEntries = new CopyOnWriteArrayList<>();
+    /** Positions the ledger reports: at enterLane, then at each refresh (-1 = started). */
+    final java.util.Deque<Long> positions = new java.util.concurrent.ConcurrentLinkedDeque<>();
     final AtomicInteger deliveryAttempts = new AtomicInteger();
     final List<TicketUndelivered> undelivered = new CopyOnWriteArrayList<>();
     volatile String retrievalMethod = RetrievalResult.SEMANTIC;
@@ -330,7 +435,7 @@ class QuestionWorkflowTest {
       if (intentFails) {
         throw ApplicationFailure.newFailure("intent model down", "Unavailable");
       }
-      return new IntentResult("card_question", "rules");
+      return new IntentResult(intentName, "rules");
     }
 
     @Override
@@ -350,6 +455,7 @@ class QuestionWorkflowTest {
             ? GenerationResult.notConfigured()
             : new GenerationResult(GenerationResult.Outcome.ANSWERED, backupReply, "backup-model");
       }
+      laneGate.join();
       if (modelLatencyMillis > 0) {
         try {
           Thread.sleep(modelLatencyMillis);
@@ -393,6 +499,34 @@ class QuestionWorkflowTest {
     @Override
     public void markTicketUndelivered(TicketUndelivered ticket) {
       undelivered.add(ticket);
+    }
+
+    @Override
+    public String joinSession(SessionJoin join) {
+      return predecessor;
+    }
+
+    @Override
+    public void finishSessionTurn(SessionTurn turn) {
+      turns.add(turn);
+    }
+
+    @Override
+    public LaneSnapshot enterLane(LaneEntry entry) {
+      laneEntries.add(entry);
+      return snapshot();
+    }
+
+    @Override
+    public LaneSnapshot laneSnapshot(LaneEntry entry) {
+      snapshots.incrementAndGet();
+      return snapshot();
+    }
+
+    private LaneSnapshot snapshot() {
+      Long p = positions.poll();
+      long position = p == null ? -1 : p;
+      return new LaneSnapshot(position, 2.0, 100, (position + 1) / 2.0 + 0.1, System.currentTimeMillis());
     }
 
     @Override

@@ -1,0 +1,157 @@
+package dev.questionflow.activities.flowcontrol;
+
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The lanes' ledger in Redis, shared by every instance. Keys per lane {@code L}:
+ *
+ * <ul>
+ *   <li>{@code cs:lane:L:waiting} sorted set, member = workflow ID, score = priority key x 10^12 + arrival number
+ *       ({@code cs:lane:L:seq}): the server's dispatch order, so a member's rank is the number of questions ahead;
+ *   <li>{@code cs:lane:L:enqueued} sorted set, score = entry time: entries older than {@code staleAfter} (a question
+ *       that died while waiting) are dropped on the next entry so they cannot inflate positions;
+ *   <li>{@code cs:lane:L:stats:<epoch second>} hash {@code calls, ok, latency} (expires after 2 windows);
+ *   <li>{@code cs:lane:L:rate} the current (adaptive) rate; {@code cs:lane:L:controller} the controller's lease.
+ * </ul>
+ *
+ * Entering is one Lua script (atomic, idempotent per workflow ID); the stats of a window are summed by one script.
+ */
+public final class RedisLaneLedger implements LaneLedger {
+
+  private static final String ENTER =
+      """
+      local now = tonumber(ARGV[3])
+      local stale = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now - tonumber(ARGV[4]))
+      for _, id in ipairs(stale) do
+        redis.call('ZREM', KEYS[1], id)
+        redis.call('ZREM', KEYS[3], id)
+      end
+      if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+        local seq = redis.call('INCR', KEYS[2])
+        redis.call('ZADD', KEYS[1], tonumber(ARGV[2]) * 1000000000000 + seq, ARGV[1])
+        redis.call('ZADD', KEYS[3], now, ARGV[1])
+      end
+      return redis.call('ZRANK', KEYS[1], ARGV[1])
+      """;
+
+  private static final String STATS =
+      """
+      local calls, ok, latency = 0, 0, 0
+      for _, key in ipairs(KEYS) do
+        local v = redis.call('HMGET', key, 'calls', 'ok', 'latency')
+        calls = calls + (tonumber(v[1]) or 0)
+        ok = ok + (tonumber(v[2]) or 0)
+        latency = latency + (tonumber(v[3]) or 0)
+      end
+      return {calls, ok, latency}
+      """;
+
+  private static final String LEAD =
+      """
+      if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+      if redis.call('GET', KEYS[1]) == ARGV[1] then
+        redis.call('PEXPIRE', KEYS[1], ARGV[2])
+        return 1
+      end
+      return 0
+      """;
+
+  private final RedisCommands<String, String> redis;
+  private final Clock clock;
+  private final Duration staleAfter;
+
+  public RedisLaneLedger(StatefulRedisConnection<String, String> connection, Clock clock, Duration staleAfter) {
+    this.redis = connection.sync();
+    this.clock = clock;
+    this.staleAfter = staleAfter;
+  }
+
+  static double score(int priorityKey, long seq) {
+    return priorityKey * 1e12 + seq;
+  }
+
+  private static String key(String lane, String suffix) {
+    return "cs:lane:" + lane + ":" + suffix;
+  }
+
+  @Override
+  public long enter(String lane, String workflowId, int priorityKey) {
+    Long rank =
+        redis.eval(
+            ENTER,
+            ScriptOutputType.INTEGER,
+            new String[] {key(lane, "waiting"), key(lane, "seq"), key(lane, "enqueued")},
+            workflowId,
+            Integer.toString(priorityKey),
+            Long.toString(clock.millis()),
+            Long.toString(staleAfter.toMillis()));
+    return rank == null ? -1 : rank;
+  }
+
+  @Override
+  public long position(String lane, String workflowId) {
+    Long rank = redis.zrank(key(lane, "waiting"), workflowId);
+    return rank == null ? -1 : rank;
+  }
+
+  @Override
+  public void started(String lane, String workflowId) {
+    redis.zrem(key(lane, "waiting"), workflowId);
+    redis.zrem(key(lane, "enqueued"), workflowId);
+  }
+
+  @Override
+  public void finished(String lane, boolean success, long latencyMillis) {
+    String bucket = key(lane, "stats:" + clock.millis() / 1000);
+    redis.hincrby(bucket, "calls", 1);
+    if (success) {
+      redis.hincrby(bucket, "ok", 1);
+    }
+    redis.hincrby(bucket, "latency", latencyMillis);
+    redis.expire(bucket, 600);
+  }
+
+  @Override
+  public LaneStats stats(String lane, Duration window) {
+    long now = clock.millis() / 1000;
+    List<String> keys = new ArrayList<>();
+    for (long s = now - window.toSeconds() + 1; s <= now; s++) {
+      keys.add(key(lane, "stats:" + s));
+    }
+    List<Long> sums = redis.eval(STATS, ScriptOutputType.MULTI, keys.toArray(String[]::new));
+    long calls = sums.get(0);
+    return new LaneStats(calls, sums.get(1), calls == 0 ? 0 : (double) sums.get(2) / calls);
+  }
+
+  @Override
+  public double rate(String lane, double fallback) {
+    String value = redis.get(key(lane, "rate"));
+    return value == null ? fallback : Double.parseDouble(value);
+  }
+
+  @Override
+  public void setRate(String lane, double callsPerSecond) {
+    redis.set(key(lane, "rate"), Double.toString(callsPerSecond), SetArgs.Builder.ex(Duration.ofDays(1)));
+  }
+
+  @Override
+  public boolean lead(String lane, String owner, Duration ttl) {
+    Long held =
+        redis.eval(
+            LEAD, ScriptOutputType.INTEGER, new String[] {key(lane, "controller")}, owner,
+            Long.toString(ttl.toMillis()));
+    return held != null && held == 1;
+  }
+
+  @Override
+  public String kind() {
+    return "redis";
+  }
+}

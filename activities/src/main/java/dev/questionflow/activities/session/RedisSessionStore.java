@@ -1,0 +1,213 @@
+package dev.questionflow.activities.session;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.util.List;
+
+/**
+ * Sessions in Redis, shared by all instances. Keys of session {@code <sid>} (the braces are a Redis Cluster hash
+ * tag, so the three keys live in one slot and a script may touch them together):
+ *
+ * <ul>
+ *   <li>{@code cs:session:{<sid>}:line} LIST: workflow IDs still to finish, first in line at the head;
+ *   <li>{@code cs:session:{<sid>}:members} HASH workflow ID -> JSON {@code {"p": predecessor, "t": joined at (ms),
+ *       "d": finished at (ms, once finished), "n": the workflow that was behind it when it finished}}: what makes a
+ *       retried join or finish return the same answer as the first;
+ *   <li>{@code cs:session:{<sid>}:history} LIST of JSON {@link Turn}s, oldest first, trimmed to the last
+ *       {@code max-turns}.
+ * </ul>
+ *
+ * Every join and finish sets the TTL of all three keys to {@code cs.sessions.ttl} (PEXPIRE), so a session is kept
+ * that long after its last message and a crashed question's line entry cannot outlive it.
+ *
+ * <p><b>Atomicity:</b> join and finish are each one Lua script (EVALSHA). Redis runs a script to the end before any
+ * other command, so "read the tail, append, record the predecessor" cannot interleave with another instance's join
+ * or finish: concurrent joins form one strict chain, and the check "already a member?" at the start of the script
+ * makes a retry return the recorded predecessor instead of enqueueing twice. (MULTI/WATCH would need a client-side
+ * retry loop under contention; a script needs none.) The clock is the caller's ({@code now} is an argument), which
+ * is only used for the abandoned-entry and retry-window checks, both measured in minutes.
+ */
+public class RedisSessionStore implements SessionStore {
+
+  private static final String KEY_PREFIX = "cs:session:{";
+
+  /** KEYS: line, members, history. ARGV: workflow ID, now (ms), ttl (ms). Returns the predecessor or nil. */
+  static final String JOIN_SCRIPT = """
+      local wf, now, ttl = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+      local function touch()
+        for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ttl) end
+      end
+      local known = redis.call('HGET', KEYS[2], wf)
+      if known then
+        touch()
+        local p = cjson.decode(known).p
+        if p == nil or p == '' then return false end
+        return p
+      end
+      -- drop abandoned questions at the head of the line: joined more than ttl ago and never finished
+      while true do
+        local head = redis.call('LINDEX', KEYS[1], 0)
+        if not head then break end
+        local h = redis.call('HGET', KEYS[2], head)
+        if h and cjson.decode(h).t >= now - ttl then break end
+        redis.call('LPOP', KEYS[1])
+        redis.call('HDEL', KEYS[2], head)
+      end
+      -- forget finished members whose retry window is over
+      local all = redis.call('HGETALL', KEYS[2])
+      for i = 1, #all, 2 do
+        local m = cjson.decode(all[i + 1])
+        if m.d and m.d < now - ttl then redis.call('HDEL', KEYS[2], all[i]) end
+      end
+      local pred = redis.call('LINDEX', KEYS[1], -1)
+      redis.call('RPUSH', KEYS[1], wf)
+      redis.call('HSET', KEYS[2], wf, cjson.encode({p = pred or '', t = now}))
+      touch()
+      return pred
+      """;
+
+  /**
+   * KEYS: line, members, history. ARGV: workflow ID, now (ms), ttl (ms), max turns, turn JSON ('' = none). Returns
+   * the workflow that was directly behind, or nil.
+   */
+  static final String FINISH_SCRIPT = """
+      local wf, now, ttl, maxTurns, turn = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
+      local function touch()
+        for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ttl) end
+      end
+      local known = redis.call('HGET', KEYS[2], wf)
+      local m = known and cjson.decode(known) or {p = '', t = now}
+      if m.d then
+        touch()
+        if m.n == nil or m.n == '' then return false end
+        return m.n
+      end
+      local nextWf = false
+      local line = redis.call('LRANGE', KEYS[1], 0, -1)
+      for i = 1, #line do
+        if line[i] == wf then
+          nextWf = line[i + 1] or false
+          redis.call('LREM', KEYS[1], 1, wf)
+          break
+        end
+      end
+      if turn ~= '' then
+        local seen = false
+        for _, e in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do
+          local ok, t = pcall(cjson.decode, e)
+          if ok and t.workflowId == wf then seen = true break end
+        end
+        if not seen then
+          redis.call('RPUSH', KEYS[3], turn)
+          if maxTurns > 0 then
+            redis.call('LTRIM', KEYS[3], -maxTurns, -1)
+          else
+            redis.call('DEL', KEYS[3])
+          end
+        end
+      end
+      m.d = now
+      m.n = nextWf or ''
+      redis.call('HSET', KEYS[2], wf, cjson.encode(m))
+      touch()
+      return nextWf
+      """;
+
+  private final RedisCommands<String, String> redis;
+  private final SessionLimits limits;
+  private final Clock clock;
+  private final String joinSha;
+  private final String finishSha;
+  private final ObjectMapper json =
+      new ObjectMapper()
+          .registerModule(new JavaTimeModule())
+          .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+
+  public RedisSessionStore(StatefulRedisConnection<String, String> connection, SessionLimits limits, Clock clock) {
+    this.redis = connection.sync();
+    this.limits = limits;
+    this.clock = clock;
+    this.joinSha = redis.digest(JOIN_SCRIPT);
+    this.finishSha = redis.digest(FINISH_SCRIPT);
+  }
+
+  /** The key of one part ("line", "members", "history") of a session. */
+  public static String key(String sessionId, String part) {
+    return KEY_PREFIX + sessionId + "}:" + part;
+  }
+
+  private static String[] keys(String sessionId) {
+    return new String[] {key(sessionId, "line"), key(sessionId, "members"), key(sessionId, "history")};
+  }
+
+  @Override
+  public String join(String sessionId, String workflowId) {
+    return run(JOIN_SCRIPT, joinSha, keys(sessionId),
+        workflowId, String.valueOf(clock.millis()), String.valueOf(limits.ttl().toMillis()));
+  }
+
+  @Override
+  public String finish(String sessionId, String workflowId, Turn turn) {
+    return run(FINISH_SCRIPT, finishSha, keys(sessionId),
+        workflowId, String.valueOf(clock.millis()), String.valueOf(limits.ttl().toMillis()),
+        String.valueOf(limits.maxTurns()), turn == null ? "" : write(turn));
+  }
+
+  @Override
+  public List<Turn> history(String sessionId) {
+    if (limits.maxTurns() == 0) {
+      return List.of();
+    }
+    return redis.lrange(key(sessionId, "history"), -limits.maxTurns(), -1).stream().map(this::read).toList();
+  }
+
+  @Override
+  public List<String> line(String sessionId) {
+    return List.copyOf(redis.lrange(key(sessionId, "line"), 0, -1));
+  }
+
+  @Override
+  public SessionLimits limits() {
+    return limits;
+  }
+
+  @Override
+  public String kind() {
+    return "redis";
+  }
+
+  /** EVALSHA, loading the script on NOSCRIPT (after a Redis restart or SCRIPT FLUSH). */
+  private String run(String script, String sha, String[] keys, String... args) {
+    try {
+      return redis.evalsha(sha, ScriptOutputType.VALUE, keys, args);
+    } catch (RedisNoScriptException e) {
+      return redis.eval(script, ScriptOutputType.VALUE, keys, args);
+    }
+  }
+
+  private String write(Turn turn) {
+    try {
+      return json.writeValueAsString(turn);
+    } catch (JsonProcessingException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private Turn read(String value) {
+    try {
+      return json.readValue(value, Turn.class);
+    } catch (JsonProcessingException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

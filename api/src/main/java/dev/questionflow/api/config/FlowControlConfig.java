@@ -1,0 +1,108 @@
+package dev.questionflow.api.config;
+
+import dev.questionflow.activities.flowcontrol.InMemoryLaneLedger;
+import dev.questionflow.activities.flowcontrol.LaneLedger;
+import dev.questionflow.activities.flowcontrol.LaneLedgerActivities;
+import dev.questionflow.activities.flowcontrol.LaneRateController;
+import dev.questionflow.activities.flowcontrol.LaneTrackingGenerationActivities;
+import dev.questionflow.activities.flowcontrol.RedisLaneLedger;
+import dev.questionflow.activities.flowcontrol.TemporalQueueRateApplier;
+import dev.questionflow.activities.generation.OpenAiGenerationActivities;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import java.lang.management.ManagementFactory;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.event.EventListener;
+
+/**
+ * Model lanes: the shared ledger (queue positions, call statistics, current rate), the lane-side generation bean
+ * that keeps it current, the workflow's lane activities, and the adaptive rate controller.
+ */
+@Configuration(proxyBeanMethods = false)
+class FlowControlConfig {
+
+  private static final Logger log = LoggerFactory.getLogger(FlowControlConfig.class);
+
+  @Bean
+  LaneLedger laneLedger(ObjectProvider<StatefulRedisConnection<String, String>> redis, CsProperties properties) {
+    StatefulRedisConnection<String, String> connection = redis.getIfAvailable();
+    if (connection != null) {
+      return new RedisLaneLedger(connection, Clock.systemUTC(), properties.flowControl().staleEntryAfter());
+    }
+    log.warn("REDIS_URL is not set: queue positions and the adaptive rate are per instance (in-memory lane ledger)");
+    return new InMemoryLaneLedger(Clock.systemUTC());
+  }
+
+  /** GenerateAnswer as the lane workers run it: the question leaves the waiting line when its call starts. */
+  @Bean
+  LaneTrackingGenerationActivities laneGenerationActivities(
+      OpenAiGenerationActivities generationActivities,
+      LaneLedger ledger,
+      dev.questionflow.activities.flowcontrol.LaneThrottle throttle,
+      CsProperties properties) {
+    return new LaneTrackingGenerationActivities(
+        generationActivities, ledger, throttle, configuredRates(properties));
+  }
+
+  @Bean
+  LaneLedgerActivities laneActivities(LaneLedger ledger, CsProperties properties) {
+    return new LaneLedgerActivities(ledger, configuredRates(properties), Clock.systemUTC());
+  }
+
+  @Bean(destroyMethod = "close")
+  LaneRateController laneRateController(
+      LaneLedger ledger,
+      CsProperties properties,
+      WorkflowServiceStubs service,
+      @Value("${spring.temporal.namespace:default}") String namespace,
+      MeterRegistry meters) {
+    CsProperties.FlowControl f = properties.flowControl();
+    String owner = ManagementFactory.getRuntimeMXBean().getName();
+    List<LaneRateController.Lane> lanes =
+        properties.lanes().entrySet().stream()
+            .map(e -> new LaneRateController.Lane(e.getKey(), e.getValue().taskQueue(), e.getValue().rate()))
+            .toList();
+    return new LaneRateController(
+        lanes,
+        new LaneRateController.Settings(
+            f.adaptiveInterval(),
+            f.adaptiveWindow(),
+            f.minSuccessRate(),
+            f.maxMeanLatency(),
+            f.stepUp(),
+            f.minRate(),
+            f.minCalls()),
+        ledger,
+        new TemporalQueueRateApplier(service, namespace, "questionflow-rate-controller@" + owner),
+        owner,
+        meters);
+  }
+
+  @EventListener(ApplicationReadyEvent.class)
+  void startController(ApplicationReadyEvent ready) {
+    CsProperties properties = ready.getApplicationContext().getBean(CsProperties.class);
+    if (properties.flowControl().adaptiveEnabled()) {
+      ready.getApplicationContext().getBean(LaneRateController.class).start();
+      log.info("adaptive lane rates on: every {}, lanes {}", properties.flowControl().adaptiveInterval(),
+          configuredRates(properties));
+    }
+  }
+
+  /** Configured rate by lane task queue (the ledger's key). */
+  static Map<String, Double> configuredRates(CsProperties properties) {
+    Map<String, Double> rates = new LinkedHashMap<>();
+    properties.lanes().forEach((name, lane) -> rates.put(lane.taskQueue(), lane.rate()));
+    return rates;
+  }
+}

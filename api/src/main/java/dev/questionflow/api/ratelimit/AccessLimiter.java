@@ -1,0 +1,275 @@
+package dev.questionflow.api.ratelimit;
+
+import dev.questionflow.api.ratelimit.AccessLimitsProperties.Limit;
+import io.github.bucket4j.BucketConfiguration;
+import io.github.bucket4j.ConsumptionProbe;
+import io.github.bucket4j.TimeMeter;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.servlet.http.HttpServletRequest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The access-layer limits of {@code POST /api/v1/questions}: per-user and per-IP token buckets that refuse (429) and a
+ * global bucket that only marks a question as queued (it still is accepted and waits in the model lane's queue).
+ *
+ * <p>Buckets live in Redis when configured (one bucket per key for all instances), in this process otherwise. When
+ * Redis fails (error or {@code redis-timeout}), the request is decided by this instance's local buckets, the fallback
+ * is counted and logged (sampled), and Redis is left alone for {@code redis-retry-interval}.
+ */
+public class AccessLimiter implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(AccessLimiter.class);
+
+  public static final String REJECTED_METRIC = "cs.ratelimit.rejected";
+  public static final String QUEUED_METRIC = "cs.ratelimit.queued";
+  public static final String FALLBACK_METRIC = "cs.ratelimit.fallback";
+  public static final String DISTRIBUTED_GAUGE = "cs.ratelimit.distributed";
+
+  /** The three limits; {@link #tag()} is the metric tag and the problem's {@code limit} property. */
+  public enum Kind {
+    USER("user"),
+    IP("ip"),
+    GLOBAL("global");
+
+    private final String tag;
+
+    Kind(String tag) {
+      this.tag = tag;
+    }
+
+    public String tag() {
+      return tag;
+    }
+  }
+
+  private final AccessLimitsProperties properties;
+  private final LocalBuckets local;
+  private final RedisBuckets redis; // null = per-instance limits only
+  private final Map<Kind, Limit> limits = new EnumMap<>(Kind.class);
+  private final Map<Kind, BucketConfiguration> configurations = new EnumMap<>(Kind.class);
+  private final Map<Kind, String> keyPrefixes = new EnumMap<>(Kind.class);
+  private final Map<Kind, Counter> rejected = new EnumMap<>(Kind.class);
+  private final Counter queued;
+  private final Counter fallbacks;
+  private final long retryIntervalNanos;
+  private final long logIntervalNanos;
+  /** System.nanoTime() before which Redis is not tried again after a failure. */
+  private final AtomicLong redisRetryAt = new AtomicLong(System.nanoTime());
+  private final AtomicLong nextFallbackLogAt = new AtomicLong(System.nanoTime());
+  private final AtomicLong unloggedFallbacks = new AtomicLong();
+  private volatile boolean redisFailing;
+
+  /**
+   * @param redis buckets in Redis, or null for per-instance limits
+   * @param clock the buckets' clock (Bucket4j time meter; wall-clock based when buckets are shared)
+   */
+  AccessLimiter(AccessLimitsProperties properties, RedisBuckets redis, TimeMeter clock, MeterRegistry meters) {
+    this.properties = properties;
+    this.redis = redis;
+    this.local = new LocalBuckets(clock, properties.localMaxKeys());
+    this.retryIntervalNanos = properties.redisRetryInterval().toNanos();
+    this.logIntervalNanos = properties.fallbackLogInterval().toNanos();
+    limits.put(Kind.USER, properties.perUser());
+    limits.put(Kind.IP, properties.perIp());
+    limits.put(Kind.GLOBAL, properties.global());
+    limits.forEach((kind, limit) -> {
+      configurations.put(
+          kind,
+          BucketConfiguration.builder()
+              .addLimit(l -> l.capacity(limit.capacity()).refillGreedy(limit.refillPerSecond(), Duration.ofSeconds(1)))
+              .build());
+      // the limit is part of the key: a changed limit starts new buckets instead of meeting old state in Redis
+      keyPrefixes.put(
+          kind, properties.keyPrefix() + kind.tag() + ":" + limit.capacity() + "-" + limit.refillPerSecond() + ":");
+    });
+    for (Kind kind : List.of(Kind.USER, Kind.IP)) {
+      rejected.put(
+          kind,
+          Counter.builder(REJECTED_METRIC)
+              .description("Questions refused with 429 by an access limit")
+              .tag("limit", kind.tag())
+              .register(meters));
+    }
+    this.queued =
+        Counter.builder(QUEUED_METRIC)
+            .description("Questions accepted over the global access limit (they wait in the model lane's queue)")
+            .register(meters);
+    this.fallbacks =
+        Counter.builder(FALLBACK_METRIC)
+            .description("Requests whose access limits were decided by per-instance buckets because Redis failed")
+            .register(meters);
+    Gauge.builder(DISTRIBUTED_GAUGE, this, l -> l.distributed() ? 1 : 0)
+        .description("1 = access limits shared through Redis, 0 = per instance")
+        .strongReference(true)
+        .register(meters);
+  }
+
+  /** The client IP of a request, as configured ({@code trust-forwarded-for}). */
+  public String clientIp(HttpServletRequest request) {
+    return ClientIp.of(request, properties.trustForwardedFor());
+  }
+
+  /**
+   * Takes a token from the per-user, per-IP and global buckets, in that order.
+   *
+   * @return the admission; {@link Admission#queued()} when only the global limit is exceeded
+   * @throws AccessLimitExceededException per-user or per-IP limit exceeded (nothing may be started); the tokens
+   *     already taken for this request are given back
+   */
+  public Admission admit(String userId, String clientIp) {
+    if (!properties.enabled()) {
+      return Admission.UNLIMITED;
+    }
+    Request request = new Request();
+    try {
+      List<Admission.Token> taken = new ArrayList<>(3);
+      for (Kind kind : List.of(Kind.USER, Kind.IP)) {
+        String id = kind == Kind.USER ? userId : clientIp;
+        if (!limits.get(kind).on() || id == null) {
+          continue;
+        }
+        ConsumptionProbe probe = request.consume(kind, id);
+        if (!probe.isConsumed()) {
+          refund(taken, request);
+          rejected.get(kind).increment();
+          throw new AccessLimitExceededException(kind, retryAfterSeconds(probe.getNanosToWaitForRefill()));
+        }
+        taken.add(request.token(kind, id));
+      }
+      boolean overGlobal = false;
+      if (limits.get(Kind.GLOBAL).on()) {
+        ConsumptionProbe probe = request.consume(Kind.GLOBAL, "all");
+        if (probe.isConsumed()) {
+          taken.add(request.token(Kind.GLOBAL, "all"));
+        } else {
+          overGlobal = true;
+          queued.increment();
+        }
+      }
+      return new Admission(overGlobal, List.copyOf(taken));
+    } finally {
+      request.done();
+    }
+  }
+
+  /**
+   * Gives back the tokens of an admission whose request started nothing (a duplicate submit of an accepted question,
+   * or a failed start), so that a second click on "send" does not count twice. Best effort: errors are ignored.
+   */
+  public void refund(Admission admission) {
+    if (admission.taken().isEmpty()) {
+      return;
+    }
+    refund(admission.taken(), null);
+  }
+
+  private void refund(List<Admission.Token> tokens, Request request) {
+    for (Admission.Token token : tokens) {
+      BucketConfiguration configuration = configurations.get(token.kind());
+      try {
+        (token.remote() ? redis : local).refund(token.key(), configuration);
+      } catch (RuntimeException e) {
+        log.debug("access limits: could not give back a token of {}: {}", token.key(), e.toString());
+      }
+    }
+  }
+
+  /** True while the buckets are shared through Redis (configured, connected and not failing). */
+  public boolean distributed() {
+    return redis != null && redis.connected() && !redisFailing;
+  }
+
+  /** Tokens left in a user's bucket (tests and diagnostics); reads Redis when shared. */
+  long availableUserTokens(String userId) {
+    String key = keyPrefixes.get(Kind.USER) + userId;
+    BucketConfiguration configuration = configurations.get(Kind.USER);
+    return distributed() ? redis.availableTokens(key, configuration) : local.availableTokens(key, configuration);
+  }
+
+  static long retryAfterSeconds(long nanosToWait) {
+    return Math.max(1, (nanosToWait + TimeUnit.SECONDS.toNanos(1) - 1) / TimeUnit.SECONDS.toNanos(1));
+  }
+
+  /** One admit() call: uses Redis until it fails, then local buckets for the rest of the request. */
+  private final class Request {
+    private boolean remote = redis != null && System.nanoTime() - redisRetryAt.get() >= 0;
+    private boolean fellBack = redis != null && !remote;
+
+    ConsumptionProbe consume(Kind kind, String id) {
+      String key = keyPrefixes.get(kind) + id;
+      BucketConfiguration configuration = configurations.get(kind);
+      if (remote) {
+        try {
+          ConsumptionProbe probe = redis.tryConsume(key, configuration);
+          redisSucceeded();
+          return probe;
+        } catch (RuntimeException e) {
+          remote = false;
+          fellBack = true;
+          redisFailed(e);
+        }
+      }
+      return local.tryConsume(key, configuration);
+    }
+
+    Admission.Token token(Kind kind, String id) {
+      return new Admission.Token(kind, keyPrefixes.get(kind) + id, remote);
+    }
+
+    void done() {
+      if (fellBack) {
+        fallbacks.increment();
+        unloggedFallbacks.incrementAndGet();
+        logFallback(null);
+      }
+    }
+  }
+
+  private void redisSucceeded() {
+    if (redisFailing) {
+      redisFailing = false;
+      log.info("access limits: Redis answers again, limits are shared by all instances");
+    }
+  }
+
+  private void redisFailed(RuntimeException e) {
+    redisFailing = true;
+    redisRetryAt.set(System.nanoTime() + retryIntervalNanos);
+    redis.failed();
+    logFallback(e);
+  }
+
+  /** At most one WARN per fallback-log-interval, with the number of fallbacks since the last one. */
+  private void logFallback(RuntimeException cause) {
+    long now = System.nanoTime();
+    long next = nextFallbackLogAt.get();
+    if (now - next < 0 || !nextFallbackLogAt.compareAndSet(next, now + logIntervalNanos)) {
+      return;
+    }
+    long count = unloggedFallbacks.getAndSet(0);
+    String reason = cause == null ? "Redis unavailable" : cause.getClass().getSimpleName() + ": " + cause.getMessage();
+    log.warn(
+        "access limits: Redis failed ({}); deciding with per-instance buckets (limits hold per instance only), Redis"
+            + " tried again in {} ms{}",
+        reason,
+        retryIntervalNanos / 1_000_000,
+        count == 0 ? "" : "; " + count + " request(s) fell back since the previous message (cs_ratelimit_fallback_total)");
+  }
+
+  @Override
+  public void close() {
+    if (redis != null) {
+      redis.close();
+    }
+  }
+}

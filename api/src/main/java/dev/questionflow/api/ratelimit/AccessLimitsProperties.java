@@ -1,0 +1,120 @@
+package dev.questionflow.api.ratelimit;
+
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Access-layer limits of {@code POST /api/v1/questions} ({@code cs.access-limits}): three token buckets. Unset keys
+ * take the defaults below (SPEC field values for the global limit).
+ *
+ * @param enabled false = no limit at all
+ * @param trustForwardedFor true = the client IP is the last address in {@code X-Forwarded-For} (the one the proxy in
+ *     front of the app saw); only behind a proxy that sets it, otherwise callers could choose their own IP
+ * @param global the whole instance group (shared through Redis): over it a question is still accepted, marked
+ *     {@code "queued": true}, and waits in the model lane's queue
+ * @param perUser per {@code userId}: over it 429 with Retry-After
+ * @param perIp per client IP: over it 429 with Retry-After
+ * @param redisTimeout time limit of one bucket operation in Redis; a slower or failed operation falls back to the
+ *     per-instance buckets for that request
+ * @param redisRetryInterval after a Redis failure, the limiter uses the per-instance buckets for this long before
+ *     trying Redis again (so an outage costs one timeout per interval, not one per request)
+ * @param redisConnectTimeout how long start-up waits for the limiter's Redis connection (it keeps trying afterwards)
+ * @param fallbackLogInterval at most one WARN line per interval about falling back (the rest are counted)
+ * @param localMaxKeys per-instance buckets kept in memory (least recently used are dropped)
+ * @param keyPrefix prefix of the Redis keys
+ */
+@ConfigurationProperties("cs.access-limits")
+public record AccessLimitsProperties(
+    Boolean enabled,
+    Boolean trustForwardedFor,
+    Limit global,
+    Limit perUser,
+    Limit perIp,
+    Duration redisTimeout,
+    Duration redisRetryInterval,
+    Duration redisConnectTimeout,
+    Duration fallbackLogInterval,
+    Integer localMaxKeys,
+    String keyPrefix) {
+
+  public AccessLimitsProperties {
+    enabled = enabled == null || enabled;
+    trustForwardedFor = trustForwardedFor != null && trustForwardedFor;
+    global = Limit.withDefaults(global, 10, 20);
+    perUser = Limit.withDefaults(perUser, 20, 5);
+    perIp = Limit.withDefaults(perIp, 60, 20);
+    redisTimeout = redisTimeout == null ? Duration.ofMillis(200) : redisTimeout;
+    redisRetryInterval = redisRetryInterval == null ? Duration.ofSeconds(5) : redisRetryInterval;
+    redisConnectTimeout = redisConnectTimeout == null ? Duration.ofSeconds(2) : redisConnectTimeout;
+    fallbackLogInterval = fallbackLogInterval == null ? Duration.ofMinutes(1) : fallbackLogInterval;
+    localMaxKeys = localMaxKeys == null ? 100_000 : localMaxKeys;
+    keyPrefix = keyPrefix == null || keyPrefix.isBlank() ? "cs:access-limits:" : keyPrefix;
+  }
+
+  /** All defaults: what the app uses when application.yml says nothing. */
+  public static AccessLimitsProperties defaults() {
+    return new AccessLimitsProperties(null, null, null, null, null, null, null, null, null, null, null);
+  }
+
+  public AccessLimitsProperties withLimits(Limit global, Limit perUser, Limit perIp) {
+    return new AccessLimitsProperties(
+        enabled, trustForwardedFor, global, perUser, perIp, redisTimeout, redisRetryInterval, redisConnectTimeout,
+        fallbackLogInterval, localMaxKeys, keyPrefix);
+  }
+
+  public AccessLimitsProperties withKeyPrefix(String prefix) {
+    return new AccessLimitsProperties(
+        enabled, trustForwardedFor, global, perUser, perIp, redisTimeout, redisRetryInterval, redisConnectTimeout,
+        fallbackLogInterval, localMaxKeys, prefix);
+  }
+
+  public AccessLimitsProperties withTrustForwardedFor(boolean trust) {
+    return new AccessLimitsProperties(
+        enabled, trust, global, perUser, perIp, redisTimeout, redisRetryInterval, redisConnectTimeout,
+        fallbackLogInterval, localMaxKeys, keyPrefix);
+  }
+
+  /**
+   * One token bucket: up to {@code capacity} requests at once (the burst), refilled with {@code refillPerSecond}
+   * tokens a second (the sustained rate).
+   */
+  public record Limit(Boolean enabled, Long capacity, Long refillPerSecond) {
+
+    public Limit {
+      if (capacity != null && capacity < 1) {
+        throw new IllegalArgumentException("cs.access-limits.*.capacity must be at least 1, is " + capacity);
+      }
+      if (refillPerSecond != null && refillPerSecond < 1) {
+        throw new IllegalArgumentException(
+            "cs.access-limits.*.refill-per-second must be at least 1, is " + refillPerSecond);
+      }
+    }
+
+    public static Limit of(long capacity, long refillPerSecond) {
+      return new Limit(true, capacity, refillPerSecond);
+    }
+
+    public static Limit disabled() {
+      return new Limit(false, null, null);
+    }
+
+    static Limit withDefaults(Limit limit, long capacity, long refillPerSecond) {
+      if (limit == null) {
+        return of(capacity, refillPerSecond);
+      }
+      return new Limit(
+          limit.enabled == null || limit.enabled,
+          limit.capacity == null ? capacity : limit.capacity,
+          limit.refillPerSecond == null ? refillPerSecond : limit.refillPerSecond);
+    }
+
+    public boolean on() {
+      return enabled == null || enabled;
+    }
+
+    @Override
+    public String toString() {
+      return on() ? refillPerSecond + "/s burst " + capacity : "off";
+    }
+  }
+}

@@ -1,0 +1,14 @@
+package dev.questionflow.api.ratelimit;
+
+import io.github.bucket4j.BucketConfiguration;
+import io.github.bucket4j.ConsumptionProbe;
+
+/** Where token buckets live: this process ({@link LocalBuckets}) or Redis ({@link RedisBuckets}). */
+interface BucketStore {
+
+  /** Takes one token from the bucket at {@code key}, creating it full with {@code configuration} if new. */
+  ConsumptionProbe tryConsume(String key, BucketConfiguration configuration);
+
+  /** Gives one token back (capped at the capacity): for a request that started nothing. */
+  void refund(String key, BucketConfiguration configuration);
+}

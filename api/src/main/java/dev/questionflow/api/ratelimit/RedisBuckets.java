@@ -1,0 +1,155 @@
+package dev.questionflow.api.ratelimit;
+
+import io.github.bucket4j.BucketConfiguration;
+import io.github.bucket4j.ConsumptionProbe;
+import io.github.bucket4j.TimeMeter;
+import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
+import io.github.bucket4j.distributed.proxy.ProxyManager;
+import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.codec.RedisCodec;
+import io.lettuce.core.codec.StringCodec;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Buckets in Redis through Bucket4j's Lettuce proxy manager (compare-and-swap Lua scripts, so every instance sees
+ * one bucket per key). Owns one dedicated connection with the String/byte[] codec Bucket4j needs, opened in the
+ * background: a request never waits for a connect, and while there is no connection {@link #tryConsume} throws
+ * (the limiter then uses its local buckets). Keys expire once their bucket would be full again.
+ */
+final class RedisBuckets implements BucketStore, AutoCloseable {
+
+  private static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
+
+  private final RedisClient client;
+  private final RedisURI uri;
+  private final Duration requestTimeout;
+  private final TimeMeter clock;
+  private CompletableFuture<StatefulRedisConnection<String, byte[]>> connecting; // guarded by this
+  private volatile StatefulRedisConnection<String, byte[]> connection;
+  private volatile ProxyManager<String> proxies;
+  private volatile boolean closed;
+
+  /**
+   * @param client the app's Lettuce client (shared event loops); this store opens its own connection on it
+   * @param clock Bucket4j's client clock: wall-clock based, so that all instances agree on refill times
+   */
+  RedisBuckets(RedisClient client, RedisURI uri, Duration requestTimeout, TimeMeter clock) {
+    this.client = client;
+    this.uri = uri;
+    this.requestTimeout = requestTimeout;
+    this.clock = clock;
+  }
+
+  /** Starts a connection attempt unless connected or one is under way. */
+  synchronized CompletableFuture<StatefulRedisConnection<String, byte[]>> connect() {
+    if (closed) {
+      return CompletableFuture.failedFuture(new IllegalStateException("closed"));
+    }
+    if (connection != null) {
+      return CompletableFuture.completedFuture(connection);
+    }
+    if (connecting == null || connecting.isDone()) {
+      CompletableFuture<StatefulRedisConnection<String, byte[]>> attempt;
+      try {
+        attempt = client.connectAsync(CODEC, uri).toCompletableFuture();
+      } catch (RuntimeException e) {
+        attempt = CompletableFuture.failedFuture(e);
+      }
+      connecting = attempt.thenApply(this::connected);
+    }
+    return connecting;
+  }
+
+  /** Waits up to {@code timeout} for the connection; false if there is none by then. */
+  boolean awaitConnected(Duration timeout) {
+    try {
+      connect().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      return true;
+    } catch (Exception e) {
+      return false;
+    }
+  }
+
+  boolean connected() {
+    StatefulRedisConnection<String, byte[]> current = connection;
+    return current != null && current.isOpen();
+  }
+
+  private synchronized StatefulRedisConnection<String, byte[]> connected(StatefulRedisConnection<String, byte[]> c) {
+    if (closed) {
+      c.closeAsync();
+      throw new IllegalStateException("closed");
+    }
+    this.proxies =
+        Bucket4jLettuce.casBasedBuilder(c)
+            .requestTimeout(requestTimeout)
+            .clientClock(clock)
+            .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(10)))
+            .build();
+    this.connection = c;
+    return c;
+  }
+
+  /** After a failure: a connection that was closed (not merely reconnecting) is dropped, so the next try reopens it. */
+  synchronized void failed() {
+    StatefulRedisConnection<String, byte[]> current = connection;
+    if (current != null && !current.isOpen()) {
+      connection = null;
+      proxies = null;
+    }
+  }
+
+  private ProxyManager<String> proxies() {
+    ProxyManager<String> current = proxies;
+    if (current == null) {
+      connect();
+      throw new IllegalStateException("no Redis connection for the access limits (yet)");
+    }
+    return current;
+  }
+
+  @Override
+  public ConsumptionProbe tryConsume(String key, BucketConfiguration configuration) {
+    return proxies().builder().build(key, () -> configuration).tryConsumeAndReturnRemaining(1);
+  }
+
+  @Override
+  public void refund(String key, BucketConfiguration configuration) {
+    proxies().builder().build(key, () -> configuration).addTokens(1);
+  }
+
+  /** As {@link LocalBuckets#consumeBlocking}, on the shared bucket (the reservation is made in Redis). */
+  void consumeBlocking(String key, BucketConfiguration configuration) throws InterruptedException {
+    proxies().builder().build(key, () -> configuration).asBlocking().consume(1);
+  }
+
+  long availableTokens(String key, BucketConfiguration configuration) {
+    return proxies().builder().build(key, () -> configuration).getAvailableTokens();
+  }
+
+  /** Closes this store's connection (not the shared client). */
+  @Override
+  public synchronized void close() {
+    closed = true;
+    StatefulRedisConnection<String, byte[]> current = connection;
+    connection = null;
+    proxies = null;
+    if (current != null) {
+      current.close();
+    }
+  }
+
+  /** Test hook: closes the connection as a Redis outage would, without closing the store. */
+  synchronized void dropConnectionForTest() {
+    StatefulRedisConnection<String, byte[]> current = connection;
+    if (current != null) {
+      current.close();
+    }
+  }
+}

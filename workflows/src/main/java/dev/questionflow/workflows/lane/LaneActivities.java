@@ -1,0 +1,21 @@
+package dev.questionflow.workflows.lane;
+
+import io.temporal.activity.ActivityInterface;
+import io.temporal.activity.ActivityMethod;
+
+/**
+ * The shared ledger of a model lane's queue (Redis across instances): questions waiting for the lane's task queue,
+ * in the order the Temporal server dispatches them (priority, then arrival). Run as local activities: one marker
+ * event each, so a waiting question costs O(1) history events per refresh interval.
+ */
+@ActivityInterface
+public interface LaneActivities {
+
+  /** Records the question as waiting for the lane and returns its position and ETA at that moment. */
+  @ActivityMethod
+  LaneSnapshot enterLane(LaneEntry entry);
+
+  /** The question's current position (or {@link LaneSnapshot#position()} -1 once its model call has started). */
+  @ActivityMethod
+  LaneSnapshot laneSnapshot(LaneEntry entry);
+}

@@ -1,0 +1,29 @@
+package dev.questionflow.workflows.lane;
+
+/**
+ * Our 0-10 priority scale (VIP 9, complaint 8, default 5) on Temporal's priority keys (1 = highest; the server's
+ * default range is 1-5 and 3 is the default key): 9-10 -> 1, 7-8 -> 2, 4-6 -> 3, 2-3 -> 4, 0-1 -> 5. Equal keys are
+ * served in arrival order.
+ */
+public final class Priorities {
+
+  public static final int VIP = 9;
+  public static final int COMPLAINT = 8;
+  public static final int DEFAULT = 5;
+
+  private Priorities() {}
+
+  public static int toTemporalKey(int priority) {
+    int p = Math.max(0, Math.min(10, priority));
+    if (p >= 9) {
+      return 1;
+    }
+    if (p >= 7) {
+      return 2;
+    }
+    if (p >= 4) {
+      return 3;
+    }
+    return p >= 2 ? 4 : 5;
+  }
+}
