@@ -46,6 +46,8 @@ class CrashRecoveryIT {
             Map.of(
                 "TASK_QUEUE", Infra.uniqueTaskQueue("crash"),
                 "LLM_BASE_URL", model.baseUrl(),
+                // all 20 model calls in flight at once (the lane's default cap is 5 per worker)
+                "LANE_PRIMARY_MAX_CONCURRENT", String.valueOf(QUESTIONS),
                 // a lost attempt is retried once its start-to-close timeout runs out
                 "CS_ACTIVITIES_GENERATION_STARTTOCLOSETIMEOUT", "8s"));
     temporal = Infra.temporalClient();
