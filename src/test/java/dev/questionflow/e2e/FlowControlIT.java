@@ -217,9 +217,11 @@ class FlowControlIT {
     // the targets are <= 10.5 calls in every 1 s window and >= 95 % use while backlogged; on this 2-core
     // machine (dev server + two app JVMs + this test at 100 % CPU) runs measured max 11 (network jitter on a few
     // windows) and 90-97 %, so the build asserts the bounds that hold on a loaded machine and prints the figures
-    assertThat(maxInWindow).as("calls in a 1 s window").isLessThanOrEqualTo((int) RATE + 1);
-    assertThat(backloggedSeconds).as("a backlog formed").isGreaterThan(5.0);
-    assertThat(utilisation).as("quota used while backlogged").isGreaterThanOrEqualTo(0.85);
+    // soft: a benchmark reports every figure before it fails
+    org.assertj.core.api.SoftAssertions softly = new org.assertj.core.api.SoftAssertions();
+    softly.assertThat(maxInWindow).as("calls in a 1 s window").isLessThanOrEqualTo((int) RATE + 1);
+    softly.assertThat(backloggedSeconds).as("a backlog formed").isGreaterThan(5.0);
+    softly.assertThat(utilisation).as("quota used while backlogged").isGreaterThanOrEqualTo(0.85);
 
     // 2. priority: every VIP question (submitted last) is served before the standard ones still waiting then
     Map<Integer, Integer> servedIndex = new HashMap<>();
@@ -238,33 +240,39 @@ class FlowControlIT {
     }
     System.out.printf("[flow] all %d VIP questions served by call #%d; %d earlier standard questions served after"
         + " them%n", vip, lastVip, firstVipSubmittedServedBefore);
-    assertThat(lastVip).as("VIPs overtake the standard backlog").isLessThan(standard / 2);
+    softly.assertThat(lastVip).as("VIPs overtake the standard backlog").isLessThan(standard / 2);
 
     // 3. positions never increase, reach 0 before processing, and match the number served in between
     for (int n : sampled) {
       List<Sample> waiting = samples.get(n).stream().filter(s -> s.position() != null).toList();
       assertThat(waiting).as("samples of #%d: %s", n, samples.get(n)).isNotEmpty();
       for (int i = 1; i < waiting.size(); i++) {
-        assertThat(waiting.get(i).position()).as("#%d never goes up", n)
+        softly.assertThat(waiting.get(i).position()).as("#%d never goes up", n)
             .isLessThanOrEqualTo(waiting.get(i - 1).position());
       }
-      assertThat(waiting.get(waiting.size() - 1).position()).as("#%d reaches 0", n).isZero();
+      softly.assertThat(waiting.get(waiting.size() - 1).position()).as("#%d reaches 0", n).isZero();
       long myCall = callNanos(calls, n);
       int worst = 0;
+      long lastVipCall = calls.get(lastVip).receivedNanos();
       for (Sample s : waiting) {
+        if (s.atNanos() < lastVipCall) {
+          continue; // the accuracy promise is for single-priority traffic: VIPs still arriving may overtake
+        }
         long servedBetween = calls.stream().filter(c -> c.receivedNanos() > s.atNanos() && c.receivedNanos() < myCall)
             .map(FlowControlIT::number).distinct().count();
         int error = (int) Math.abs(s.position() - servedBetween);
         worst = Math.max(worst, error - (int) Math.max(2, 0.1 * servedBetween));
-        assertThat(error).as("#%d sample %s vs %d served after it", n, s, servedBetween)
+        softly.assertThat(error).as("#%d sample %s vs %d served after it", n, s, servedBetween)
             .isLessThanOrEqualTo((int) Math.max(2, Math.ceil(0.1 * servedBetween)));
       }
       Sample firstWithEta = waiting.get(0);
       double actual = (myCall - submittedAt.get(n)) / 1e9;
-      System.out.printf("[flow] #%d: %d samples, first position %d, ETA at enqueue %d s, actual wait %.1f s%n",
-          n, waiting.size(), firstWithEta.position(), firstWithEta.eta(), actual);
-      assertThat((double) firstWithEta.eta()).isBetween(actual * 0.75, actual * 1.25);
+      System.out.printf("[flow] #%d: %d samples, first position %d, ETA at enqueue %d s, actual wait %.1f s;"
+          + " worst position error beyond the tolerance %d%n",
+          n, waiting.size(), firstWithEta.position(), firstWithEta.eta(), actual, worst);
+      softly.assertThat((double) firstWithEta.eta()).as("#%d ETA", n).isBetween(actual * 0.75, actual * 1.25);
     }
+    softly.assertAll();
   }
 
   @Test

@@ -71,6 +71,7 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
    * the last few positions pass within a fraction of a second.
    */
   static final long NEAR_FRONT = 2;
+  static final double PROJECTION_FACTOR = 0.9;
 
   private final IntentActivities intents = Workflow.newLocalActivityStub(IntentActivities.class);
   private final RetrievalActivities retrieval = Workflow.newLocalActivityStub(RetrievalActivities.class);
@@ -290,7 +291,7 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
   private void enterQueue(LaneEntry entry, QuestionPolicy policy) {
     try {
       LaneSnapshot snapshot = laneLedger.enterLane(entry);
-      queued = snapshot.waiting() ? snapshot : null;
+      queued = snapshot.waiting() ? conservative(snapshot, snapshot.ratePerSecond()) : null;
       lastSnapshot = snapshot;
     } catch (ActivityFailure e) {
       log.warn("lane ledger unavailable, no queue position: {}", failureType(e));
@@ -356,7 +357,18 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
     lastSnapshot = fresh;
     long position = Math.min(fresh.position(), queued.positionAt(fresh.atEpochMillis()));
     double eta = (position + 1) / rate + fresh.meanProcessingMillis() / 1000.0;
-    return new LaneSnapshot(position, rate, fresh.meanProcessingMillis(), eta, fresh.atEpochMillis());
+    return conservative(
+        new LaneSnapshot(position, rate, fresh.meanProcessingMillis(), eta, fresh.atEpochMillis()), rate);
+  }
+
+  /**
+   * Projects a little slower than the lane serves ({@value #PROJECTION_FACTOR} of the rate): the next snapshot then
+   * usually finds the question further ahead than projected and is taken as it is, instead of being clamped to a
+   * projection that ran ahead of reality (which would carry the error into every later position).
+   */
+  private static LaneSnapshot conservative(LaneSnapshot s, double rate) {
+    return new LaneSnapshot(
+        s.position(), rate * PROJECTION_FACTOR, s.meanProcessingMillis(), s.etaSeconds(), s.atEpochMillis());
   }
 
   private void leaveQueue() {
