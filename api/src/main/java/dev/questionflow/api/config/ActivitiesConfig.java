@@ -94,8 +94,8 @@ class ActivitiesConfig {
   /** semantic (EMBEDDING breaker) -> keyword -> hot-entry cache, each with its own time limit (cs.resilience.retrieval). */
   @Bean // FaqRetrievalActivities is AutoCloseable: Spring infers close() when it is the instance
   RetrievalActivities retrievalActivities(SemanticMatcher semantic, KeywordFaqIndex keyword, CsProperties properties,
-      dev.questionflow.activities.resilience.DependencyBreakers breakers,
-      dev.questionflow.activities.resilience.UpstreamErrors errors) {
+      DependencyBreakers breakers,
+      UpstreamErrors errors) {
     if (properties.drills() != null && properties.drills().isDown(ResilienceConfig.RETRIEVAL_DRILL)) {
       log.warn("DRILL: the retrieval stage is forced down (cs.drills.down); answers come without knowledge");
       return request -> {
@@ -124,8 +124,8 @@ class ActivitiesConfig {
   /** The primary model (cs.llm) and the optional backup (cs.llm.backup), each behind its own circuit breaker. */
   @Bean
   OpenAiGenerationActivities generationActivities(CsProperties properties,
-      dev.questionflow.activities.resilience.DependencyBreakers breakers,
-      dev.questionflow.activities.resilience.UpstreamErrors errors,
+      DependencyBreakers breakers,
+      UpstreamErrors errors,
       SessionStore sessions) {
     CsProperties.Llm llm = properties.llm();
     ModelSettings primary = new ModelSettings(llm.baseUrl(), llm.apiKey(), llm.model(), llm.timeout(), llm.companyName());

@@ -39,24 +39,19 @@ public final class ActivityOptionsFactory {
   public static Map<String, LocalActivityOptions> localByActivityType(
       Map<String, StageOptions> stages, Map<String, List<String>> activityTypes) {
     Map<String, LocalActivityOptions> byType = new HashMap<>();
-    activityTypes.forEach(
-        (stage, types) -> {
-          StageOptions options = stages.get(stage);
-          if (options == null) {
-            throw new IllegalStateException("cs.activities." + stage + " is missing in application.yml");
-          }
-          ActivityOptions regular = toActivityOptions(options);
-          LocalActivityOptions.Builder local =
-              LocalActivityOptions.newBuilder().setStartToCloseTimeout(regular.getStartToCloseTimeout());
-          if (regular.getRetryOptions() != null) {
-            local.setRetryOptions(regular.getRetryOptions());
-          }
-          if (regular.getScheduleToCloseTimeout() != null) {
-            local.setScheduleToCloseTimeout(regular.getScheduleToCloseTimeout());
-          }
-          LocalActivityOptions built = local.build();
-          types.forEach(type -> byType.put(type, built));
-        });
+    byActivityType(stages, activityTypes)
+        .forEach(
+            (type, regular) -> {
+              LocalActivityOptions.Builder local =
+                  LocalActivityOptions.newBuilder().setStartToCloseTimeout(regular.getStartToCloseTimeout());
+              if (regular.getRetryOptions() != null) {
+                local.setRetryOptions(regular.getRetryOptions());
+              }
+              if (regular.getScheduleToCloseTimeout() != null) {
+                local.setScheduleToCloseTimeout(regular.getScheduleToCloseTimeout());
+              }
+              byType.put(type, local.build());
+            });
     return byType;
   }
 

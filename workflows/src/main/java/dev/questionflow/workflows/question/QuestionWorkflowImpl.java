@@ -120,12 +120,11 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
     IntentResult classified = classify(question.text(), problems);
     if (classified == null) {
       if (policy.criticalStages().contains("intent")) {
-        return handOver(question, RetrievalResult.none("skipped"), policy, String.join("; ", problems));
+        return handOver(question, RetrievalResult.none("skipped"), policy, reason(problems));
       }
       classified = new IntentResult(IntentActivities.DEFAULT_INTENT, "default");
     }
     intent = classified.intent();
-    priority = question.priority();
     if (COMPLAINT_INTENT.equals(intent)) {
       priority = Math.max(priority, Priorities.COMPLAINT); // complaints are served before standard questions
     }
@@ -136,7 +135,7 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
     boolean withoutKnowledge = found == null;
     if (found == null) {
       if (policy.criticalStages().contains("retrieval")) {
-        return handOver(question, RetrievalResult.none("failed"), policy, String.join("; ", problems));
+        return handOver(question, RetrievalResult.none("failed"), policy, reason(problems));
       }
       found = RetrievalResult.none("failed");
     }
@@ -244,7 +243,7 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
                   .setPriority(Priority.newBuilder().setPriorityKey(key).build())
                   .build());
       // the ledger is keyed by the lane's task queue: deployments sharing a Redis keep separate lines
-      enterQueue(new LaneEntry(laneQueue, Workflow.getInfo().getWorkflowId(), key), policy);
+      enterQueue(new LaneEntry(laneQueue, Workflow.getInfo().getWorkflowId(), key));
       if (queued != null && queued.position() > 0) {
         // waiting behind others for the lane does not count against the chain budget: allow twice the expected
         // wait, at most the SPEC's 60 s (also enforced by the lane activity's schedule-to-start timeout)
@@ -288,7 +287,7 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
   }
 
   /** Joins the lane's ledger; a ledger failure only costs the queue position, never the answer. */
-  private void enterQueue(LaneEntry entry, QuestionPolicy policy) {
+  private void enterQueue(LaneEntry entry) {
     try {
       LaneSnapshot snapshot = laneLedger.enterLane(entry);
       queued = snapshot.waiting() ? conservative(snapshot, snapshot.ratePerSecond()) : null;
