@@ -15,6 +15,7 @@ public final class InMemoryLaneLedger implements LaneLedger {
   private record Call(long at, boolean ok, long latency) {}
 
   private final Clock clock;
+  private final Map<String, Lease> leases = new HashMap<>();
   private final Map<String, TreeMap<Double, String>> waiting = new HashMap<>();
   private final Map<String, Map<String, Double>> scores = new HashMap<>();
   private final Map<String, Deque<Call>> calls = new HashMap<>();
@@ -92,9 +93,17 @@ public final class InMemoryLaneLedger implements LaneLedger {
   }
 
   @Override
-  public boolean lead(String lane, String owner, Duration ttl) {
-    return true;
+  public synchronized boolean lead(String lane, String owner, Duration ttl) {
+    Lease lease = leases.get(lane);
+    long now = clock.millis();
+    if (lease == null || lease.owner().equals(owner) || lease.expiresAt() <= now) {
+      leases.put(lane, new Lease(owner, now + ttl.toMillis()));
+      return true;
+    }
+    return false;
   }
+
+  private record Lease(String owner, long expiresAt) {}
 
   @Override
   public String kind() {

@@ -11,16 +11,26 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Adaptive rate of each model lane (SPEC "adaptive flow control"): every {@code interval}, over the last
- * {@code window} of the lane's calls (shared stats, so all instances' calls count), below {@code minSuccessRate}
- * success or above {@code maxMeanLatency} mean latency the lane's rate is halved (not below {@code minRate});
- * while healthy it rises by {@code stepUp} x the configured rate per interval up to the configured rate. The new
- * rate goes to the Temporal server as the task queue's rate limit ({@link RateApplier}), so it holds for every
- * worker of every instance at once; one instance per lane decides (a lease in the ledger).
+ * Adaptive rate of each model lane (SPEC "adaptive flow control"). Over a sliding {@code window} of the lane's calls
+ * (shared stats, so all instances' calls count), below {@code minSuccessRate} success or above
+ * {@code maxMeanLatency} mean latency the lane's rate is halved (not below {@code minRate}); while healthy it rises
+ * by {@code stepUp} x the configured rate per {@code interval} up to the configured rate. The new rate goes to the
+ * Temporal server as the task queue's rate limit ({@link RateApplier}), so it holds for every worker of every
+ * instance at once; one instance per lane decides (a lease in the ledger).
+ *
+ * <p>The window is checked every {@link #CHECK_EVERY} (at most every interval), not once per interval: a check
+ * once per interval could fall just after the model started failing, see too few failures in a window still full
+ * of healthy calls and leave the halving to the next interval. Checking often and halving at once means the rate
+ * is halved within one interval of the failures starting. After a halving the next one waits a full window (the
+ * window must first show how the model does at the lower rate), and raises are at most one per interval. For two
+ * windows after this instance starts nothing is judged: the first window's calls are cold starts (connection
+ * set-up, JIT) and no evidence about the model, so judging begins once a whole window of calls made after them is
+ * in. (A leader that takes over from one that died has been running, and judges at once.)
  *
  * <p>Hand-written because it is control logic over Temporal's server-side limit, not a client-side limiter that a
  * library (Resilience4j, Bucket4j) would provide.
@@ -29,6 +39,7 @@ public final class LaneRateController implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(LaneRateController.class);
   static final double SERVER_HEADROOM = 1.2;
+  static final Duration CHECK_EVERY = Duration.ofSeconds(1);
 
   /** A lane: its name (the model), the task queue its calls run on, its configured rate (calls/s). */
   public record Lane(String name, String taskQueue, double configuredRate) {}
@@ -45,7 +56,20 @@ public final class LaneRateController implements AutoCloseable {
     /** The SPEC's numbers: every minute, 95 % success, 5 s mean latency, +10 % per step. */
     public static final Settings SPEC =
         new Settings(Duration.ofMinutes(1), Duration.ofMinutes(1), 0.95, Duration.ofSeconds(5), 0.10, 0.1, 10);
+
+    Duration checkEvery() {
+      return interval.compareTo(CHECK_EVERY) < 0 ? interval : CHECK_EVERY;
+    }
   }
+
+  /**
+   * What the controller remembers of a lane between checks.
+   *
+   * @param sinceStart how long this instance's controller has been running
+   * @param sinceDecrease since the last halving (null: none)
+   * @param sinceChange since the last change of either kind (null: none)
+   */
+  public record History(Duration sinceStart, Duration sinceDecrease, Duration sinceChange) {}
 
   /** Sets a task queue's server-side rate limit (Temporal {@code UpdateTaskQueueConfig}). */
   public interface RateApplier {
@@ -58,8 +82,15 @@ public final class LaneRateController implements AutoCloseable {
   private final RateApplier applier;
   private final String owner;
   private final MeterRegistry meters;
+  private final LongSupplier nanoTime;
   private final Map<String, Double> current = new ConcurrentHashMap<>();
   private final Map<String, Boolean> applied = new ConcurrentHashMap<>();
+  /** When this controller first ran, and per lane when this instance began to lead it (nanoTime). */
+  private volatile Long startedAt;
+  private final Map<String, Long> leadingSince = new ConcurrentHashMap<>();
+  /** Per lane, when this instance last decreased / changed the rate (nanoTime). */
+  private final Map<String, Long> lastDecrease = new ConcurrentHashMap<>();
+  private final Map<String, Long> lastChange = new ConcurrentHashMap<>();
   private final ScheduledExecutorService scheduler =
       Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "lane-rate-controller");
@@ -75,12 +106,25 @@ public final class LaneRateController implements AutoCloseable {
       RateApplier applier,
       String owner,
       MeterRegistry meters) {
+    this(lanes, settings, ledger, applier, owner, meters, System::nanoTime);
+  }
+
+  /** @param nanoTime the clock of the control steps (tests drive it) */
+  public LaneRateController(
+      List<Lane> lanes,
+      Settings settings,
+      LaneLedger ledger,
+      RateApplier applier,
+      String owner,
+      MeterRegistry meters,
+      LongSupplier nanoTime) {
     this.lanes = List.copyOf(lanes);
     this.settings = settings;
     this.ledger = ledger;
     this.applier = applier;
     this.owner = owner;
     this.meters = meters;
+    this.nanoTime = nanoTime;
     for (Lane lane : lanes) {
       current.put(lane.name(), lane.configuredRate());
       Gauge.builder("cs_lane_rate", current, m -> m.getOrDefault(lane.name(), Double.NaN))
@@ -92,7 +136,7 @@ public final class LaneRateController implements AutoCloseable {
 
   public void start() {
     if (started.compareAndSet(false, true)) {
-      long ms = settings.interval().toMillis();
+      long ms = settings.checkEvery().toMillis();
       scheduler.scheduleAtFixedRate(this::tickQuietly, 0, ms, TimeUnit.MILLISECONDS);
     }
   }
@@ -107,15 +151,30 @@ public final class LaneRateController implements AutoCloseable {
 
   /** One control step for every lane this instance leads. */
   public void tick() {
+    long now = nanoTime.getAsLong();
+    if (startedAt == null) {
+      startedAt = now;
+    }
     for (Lane lane : lanes) {
       String key = lane.taskQueue(); // the ledger's key for the lane
-      if (!ledger.lead(key, owner, settings.interval().multipliedBy(3))) {
+      // the lease outlives a few missed checks (a GC pause) but hands the lane over soon after a leader dies
+      Duration lease = settings.checkEvery().multipliedBy(5);
+      if (!ledger.lead(key, owner, lease)) {
+        leadingSince.remove(lane.name());
         current.put(lane.name(), ledger.rate(key, lane.configuredRate()));
         continue;
       }
+      // a new leader does not know when the last raise was: it waits an interval before raising
+      leadingSince.computeIfAbsent(lane.name(), n -> {
+        lastChange.put(n, now);
+        return now;
+      });
       double rate = ledger.rate(key, lane.configuredRate());
       LaneLedger.LaneStats stats = ledger.stats(key, settings.window());
-      double next = decide(rate, lane.configuredRate(), stats, settings);
+      History history =
+          new History(elapsed(startedAt, now), elapsed(lastDecrease.get(lane.name()), now),
+              elapsed(lastChange.get(lane.name()), now));
+      double next = decide(rate, lane.configuredRate(), stats, settings, history);
       if (next != rate || !applied.containsKey(lane.name())) {
         String reason =
             String.format("success %.1f%%, mean latency %.0f ms over %d calls in %s",
@@ -128,6 +187,10 @@ public final class LaneRateController implements AutoCloseable {
         applied.put(lane.name(), true);
         if (next != rate) {
           String direction = next < rate ? "down" : "up";
+          lastChange.put(lane.name(), now);
+          if (next < rate) {
+            lastDecrease.put(lane.name(), now);
+          }
           Counter.builder("cs_lane_rate_changes_total").tag("lane", lane.name()).tag("direction", direction)
               .register(meters).increment();
           if (next < rate) {
@@ -141,20 +204,42 @@ public final class LaneRateController implements AutoCloseable {
     }
   }
 
-  /** The control rule (pure, for tests). */
-  public static double decide(double rate, double configured, LaneLedger.LaneStats stats, Settings s) {
-    boolean enough = stats.calls() >= s.minCalls();
+  private static Duration elapsed(Long fromNanos, long nowNanos) {
+    return fromNanos == null ? null : Duration.ofNanos(nowNanos - fromNanos);
+  }
+
+  /**
+   * The control rule (pure, for tests): the lane's next rate.
+   *
+   * <ul>
+   *   <li>within two windows of start-up: unchanged (except a configured rate lowered below it);
+   *   <li>unhealthy (at least {@code minCalls} calls in the window, success below the minimum or mean latency above
+   *       the maximum): halved, not below {@code minRate}, unless it was halved less than a window ago;
+   *   <li>healthy and below the configured rate: raised by {@code stepUp} x configured, at most once per interval;
+   *   <li>never above the configured rate.
+   * </ul>
+   */
+  public static double decide(
+      double rate, double configured, LaneLedger.LaneStats stats, Settings s, History history) {
+    if (rate > configured) {
+      return configured;
+    }
+    if (history.sinceStart().compareTo(s.window().multipliedBy(2)) < 0) {
+      return rate;
+    }
     boolean unhealthy =
-        enough
+        stats.calls() >= s.minCalls()
             && (stats.successRate() < s.minSuccessRate()
                 || stats.meanLatencyMillis() > s.maxMeanLatency().toMillis());
     if (unhealthy) {
-      return Math.max(s.minRate(), rate / 2);
+      boolean settled = history.sinceDecrease() == null || history.sinceDecrease().compareTo(s.window()) >= 0;
+      return settled ? Math.max(s.minRate(), round(rate / 2)) : rate;
     }
-    if (rate < configured) {
+    boolean due = history.sinceChange() == null || history.sinceChange().compareTo(s.interval()) >= 0;
+    if (rate < configured && due) {
       return Math.min(configured, round(rate + s.stepUp() * configured));
     }
-    return Math.min(rate, configured);
+    return rate;
   }
 
   private static double round(double v) {

@@ -8,7 +8,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Wraps the model call of a lane: when it starts, the question leaves the lane's waiting line; when it ends, its
+ * Wraps the model call of a lane: when its turn comes (the throttle), the question leaves the lane's waiting line; when it ends, its
  * outcome and duration feed the lane's statistics (positions, ETAs and the adaptive rate). The ledger never fails
  * a model call: its errors are logged and ignored.
  */
@@ -44,7 +44,6 @@ public class LaneTrackingGenerationActivities implements GenerationActivities {
     var info = Activity.getExecutionContext().getInfo();
     String lane = info.getActivityTaskQueue(); // the ledger's key for this lane
     String workflowId = info.getWorkflowId();
-    quietly(() -> ledger.started(lane, workflowId));
     Double configured = configuredRates.get(lane);
     if (configured != null) {
       double rate = configured;
@@ -60,6 +59,9 @@ public class LaneTrackingGenerationActivities implements GenerationActivities {
         throw new IllegalStateException("interrupted while waiting for lane " + lane, e);
       }
     }
+    // leaves the waiting line only now, when its call goes out: while it waits for the throttle it is still a
+    // question ahead of the ones behind it, and positions count it
+    quietly(() -> ledger.started(lane, workflowId));
     long t0 = System.nanoTime();
     boolean ok = false;
     try {

@@ -1,5 +1,6 @@
 package dev.questionflow.api.question;
 
+import dev.questionflow.activities.session.SessionActivitiesImpl;
 import dev.questionflow.api.config.CsProperties;
 import dev.questionflow.workflows.SearchAttributes;
 import dev.questionflow.workflows.question.Question;
@@ -8,6 +9,8 @@ import dev.questionflow.workflows.question.QuestionPolicy;
 import dev.questionflow.workflows.question.QuestionStatus;
 import dev.questionflow.workflows.question.QuestionWorkflow;
 import dev.questionflow.workflows.question.Stage;
+import dev.questionflow.workflows.session.SessionJoin;
+import dev.questionflow.workflows.session.SessionTurn;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
@@ -37,9 +40,12 @@ public class QuestionService {
   private final Timer startTimer;
   private final QuestionPolicy policy;
   private final String taskQueue;
+  private final SessionActivitiesImpl sessions;
 
-  public QuestionService(WorkflowClient client, CsProperties properties, MeterRegistry meters) {
+  public QuestionService(
+      WorkflowClient client, CsProperties properties, MeterRegistry meters, SessionActivitiesImpl sessions) {
     this.client = client;
+    this.sessions = sessions;
     // the whole accept vs. the Temporal start call inside it: the difference is our own work
     this.acceptTimer = Timer.builder("cs_accept_seconds")
         .description("Time to accept a question, Temporal start included")
@@ -113,6 +119,7 @@ public class QuestionService {
                           .set(SearchAttributes.PRIORITY, (long) priority)
                           .build())
                   .build());
+      joinSessionLine(request.sessionId(), workflowId);
       boolean duplicate = false;
       try {
         WorkflowExecution execution = startTimer.record(() -> WorkflowClient.start(workflow::answer, question));
@@ -120,11 +127,54 @@ public class QuestionService {
       } catch (WorkflowExecutionAlreadyStarted e) {
         duplicate = true;
         log.info("duplicate submit of an accepted question");
+        leaveLineIfClosed(request.sessionId(), workflowId);
+      } catch (RuntimeException e) {
+        // not accepted: the caller gets an error and will retry; the line must not wait for a question that never ran
+        leaveLine(request.sessionId(), workflowId);
+        throw e;
       }
       return new Accepted(workflowId, "/api/v1/questions/" + workflowId, duplicate);
     } finally {
       MDC.remove("workflowId");
       MDC.remove("requestId");
+    }
+  }
+
+  /**
+   * The session's line is ordered by arrival here, at the API, before the workflow starts: two messages sent 10 ms
+   * apart to two instances would otherwise join in the order their workflows happen to run. The workflow's own
+   * JoinSession is idempotent and returns the predecessor recorded now. If Redis is unreachable the workflow joins
+   * later itself (and its join is bounded), so accepting never fails for it.
+   */
+  private void joinSessionLine(String sessionId, String workflowId) {
+    try {
+      sessions.joinSession(new SessionJoin(sessionId, workflowId));
+    } catch (RuntimeException e) {
+      log.warn("session line unavailable at accept, the workflow will join it itself: {}", e.toString());
+    }
+  }
+
+  private void leaveLine(String sessionId, String workflowId) {
+    try {
+      sessions.finishSessionTurn(new SessionTurn(sessionId, workflowId, null, null, null));
+    } catch (RuntimeException e) {
+      log.warn("could not take a question that was not accepted out of its session line: {}", e.toString());
+    }
+  }
+
+  /**
+   * A resubmit of a question that already finished, made after its session expired from the line, has just joined
+   * the line again: take it out, or the session's next question would wait for it. (A resubmit of a running
+   * question changed nothing: its join was a no-op.)
+   */
+  private void leaveLineIfClosed(String sessionId, String workflowId) {
+    try {
+      WorkflowExecutionStatus status = client.newUntypedWorkflowStub(workflowId).describe().getStatus();
+      if (status != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
+        leaveLine(sessionId, workflowId);
+      }
+    } catch (RuntimeException e) {
+      log.warn("could not check a resubmitted question: {}", e.toString());
     }
   }
 

@@ -4,6 +4,7 @@ import io.github.bucket4j.Bucket;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.ConsumptionProbe;
 import io.github.bucket4j.TimeMeter;
+import io.github.bucket4j.TokensInheritanceStrategy;
 import io.github.bucket4j.local.LocalBucket;
 import io.github.bucket4j.local.LocalBucketBuilder;
 import java.util.LinkedHashMap;
@@ -47,6 +48,11 @@ final class LocalBuckets implements BucketStore {
   /** Takes a token, reserving a future one and sleeping until its time when none is left (no refill is lost). */
   void consumeBlocking(String key, BucketConfiguration configuration) throws InterruptedException {
     bucket(key, configuration).asBlocking().consume(1);
+  }
+
+  /** Gives the bucket at {@code key} a new configuration, keeping its tokens (and any debt of reservations). */
+  void replaceConfiguration(String key, BucketConfiguration configuration) {
+    bucket(key, configuration).replaceConfiguration(configuration, TokensInheritanceStrategy.AS_IS);
   }
 
   private LocalBucket bucket(String key, BucketConfiguration configuration) {

@@ -3,6 +3,7 @@ package dev.questionflow.api.ratelimit;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.ConsumptionProbe;
 import io.github.bucket4j.TimeMeter;
+import io.github.bucket4j.TokensInheritanceStrategy;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.proxy.ProxyManager;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
@@ -127,6 +128,12 @@ final class RedisBuckets implements BucketStore, AutoCloseable {
   /** As {@link LocalBuckets#consumeBlocking}, on the shared bucket (the reservation is made in Redis). */
   void consumeBlocking(String key, BucketConfiguration configuration) throws InterruptedException {
     proxies().builder().build(key, () -> configuration).asBlocking().consume(1);
+  }
+
+  /** Gives the bucket at {@code key} a new configuration, keeping its tokens (and any debt of reservations). */
+  void replaceConfiguration(String key, BucketConfiguration configuration) {
+    proxies().builder().build(key, () -> configuration)
+        .replaceConfiguration(configuration, TokensInheritanceStrategy.AS_IS);
   }
 
   long availableTokens(String key, BucketConfiguration configuration) {
