@@ -61,6 +61,12 @@ class LaneBenchmarkIT {
     // 300 questions from 127.0.0.1 in a second: the access limits would refuse most of them
     env.put("CS_ACCESSLIMITS_PERIP_ENABLED", "false");
     env.put("CS_ACCESSLIMITS_PERUSER_ENABLED", "false");
+    // each call's release by the lane's throttle, logged by both apps: the spacing our code gives, before the HTTP
+    // client and the fake model's server (all on this CPU-starved machine) add their own jitter
+    env.put("LOGGING_LEVEL_DEV_QUESTIONFLOW_ACTIVITIES_FLOWCONTROL", "DEBUG");
+    if (System.getProperty("bench.gclog") != null) {
+      env.put("JAVA_TOOL_OPTIONS", "-Xlog:gc,safepoint:file=" + Infra.workDir().resolve("gc-%p.log"));
+    }
     first = AppProcess.start("bench-1", env);
     second = AppProcess.start("bench-2", env);
   }
@@ -90,6 +96,25 @@ class LaneBenchmarkIT {
     var sampler = Executors.newSingleThreadScheduledExecutor();
     sampler.scheduleAtFixedRate(() -> backlog.add(new long[] {System.nanoTime(),
         redisConnection.sync().zcard(waitingKey)}), 0, 100, TimeUnit.MILLISECONDS);
+    // stalls of this JVM (it hosts the fake model): a stalled server receives the calls queued meanwhile together
+    List<long[]> stalls = Collections.synchronizedList(new ArrayList<>());
+    Thread stallWatch = new Thread(() -> {
+      long last = System.nanoTime();
+      while (!Thread.currentThread().isInterrupted()) {
+        try {
+          Thread.sleep(5);
+        } catch (InterruptedException e) {
+          return;
+        }
+        long now = System.nanoTime();
+        if (now - last > 50_000_000L) {
+          stalls.add(new long[] {last, now});
+        }
+        last = now;
+      }
+    });
+    stallWatch.setDaemon(true);
+    stallWatch.start();
     int standard = 280;
     int vip = 20;
     ExecutorService pool = Executors.newFixedThreadPool(8);
@@ -185,6 +210,57 @@ class LaneBenchmarkIT {
       }
     }
     double seconds = (tEnd - t0) / 1e9;
+    // how evenly the calls came: the gaps between consecutive arrivals (the throttle spaces them ~103 ms apart)
+    List<Double> gaps = new ArrayList<>();
+    for (int i = 1; i < calls.size(); i++) {
+      gaps.add((calls.get(i).receivedNanos() - calls.get(i - 1).receivedNanos()) / 1e6);
+    }
+    java.nio.file.Path arrivals = Infra.workDir().resolve("lane-benchmark-calls.tsv");
+    StringBuilder tsv = new StringBuilder("ms\tquestion\tepochMillis\n");
+    long epochOffset = System.currentTimeMillis() * 1_000_000 - System.nanoTime();
+    for (Call c : calls) {
+      tsv.append(String.format("%.1f\t%d\t%d%n", (c.receivedNanos() - t0) / 1e6, number(c),
+          (c.receivedNanos() + epochOffset) / 1_000_000));
+    }
+    java.nio.file.Files.writeString(arrivals, tsv);
+    System.out.printf("[flow] arrivals written to %s%n", arrivals);
+    stallWatch.interrupt();
+    long firstEpoch = (calls.get(0).receivedNanos() + epochOffset) / 1_000_000;
+    List<Long> released = new ArrayList<>();
+    Pattern releasedAt = Pattern.compile("lane \\S+-model-primary: call released at (\\d+)");
+    for (String app : List.of("bench-1", "bench-2")) {
+      for (String line : java.nio.file.Files.readAllLines(Infra.workDir().resolve(app + ".log"))) {
+        Matcher m = releasedAt.matcher(line);
+        if (m.find() && Long.parseLong(m.group(1)) >= firstEpoch - 500) {
+          released.add(Long.parseLong(m.group(1)));
+        }
+      }
+    }
+    Collections.sort(released);
+    int maxReleased = 0;
+    for (int i = 0; i < released.size(); i++) {
+      if (released.get(i) < firstEpoch + 1000) {
+        continue;
+      }
+      int j = i;
+      while (j < released.size() && released.get(j) < released.get(i) + 1000) {
+        j++;
+      }
+      maxReleased = Math.max(maxReleased, j - i);
+    }
+    System.out.printf("[flow] the lane throttle released %d calls; max %d in any 1 s window after the first second"
+        + " (at the apps, before the HTTP client)%n", released.size(), maxReleased);
+    synchronized (stalls) {
+      for (long[] stall : stalls) {
+        System.out.printf("[flow] the test JVM (fake model) stalled %.0f ms from %.0f ms%n",
+            (stall[1] - stall[0]) / 1e6, (stall[0] - t0) / 1e6);
+      }
+    }
+    Collections.sort(gaps);
+    System.out.printf("[flow] gaps between calls (ms): min %.0f, p1 %.0f, p5 %.0f, p25 %.0f, median %.0f, p95 %.0f,"
+        + " max %.0f%n", gaps.get(0), gaps.get(gaps.size() / 100), gaps.get(gaps.size() / 20),
+        gaps.get(gaps.size() / 4), gaps.get(gaps.size() / 2), gaps.get(gaps.size() * 95 / 100),
+        gaps.get(gaps.size() - 1));
     double utilisation = callsWhileBacklogged / backloggedSeconds / RATE;
     System.out.printf("[flow] %d calls in %.1f s over 2 instances (%.2f calls/s overall); backlog up to %d"
         + " questions, present for %.1f s, during which the model saw %.2f calls/s = %.1f %% of the %.0f/s quota;"
@@ -241,8 +317,9 @@ class LaneBenchmarkIT {
             .isLessThanOrEqualTo((int) Math.max(2, Math.ceil(0.1 * servedBetween)));
       }
       Sample firstWithEta = waiting.get(0);
-      double actual = (myCall - submittedAt.get(n)) / 1e9;
-      System.out.printf("[flow] #%d: %d samples, first position %d, ETA at enqueue %d s, actual wait %.1f s;"
+      // the ETA of the first sample taken while waiting, against the wait from that sample to the call
+      double actual = (myCall - firstWithEta.atNanos()) / 1e9;
+      System.out.printf("[flow] #%d: %d samples, first position %d with ETA %d s, actual wait from then %.1f s;"
           + " worst position error beyond the tolerance %d%n",
           n, waiting.size(), firstWithEta.position(), firstWithEta.eta(), actual, worst);
       softly.assertThat((double) firstWithEta.eta()).as("#%d ETA", n).isBetween(actual * 0.75, actual * 1.25);

@@ -56,6 +56,7 @@ public class OpenAiGenerationActivities implements GenerationActivities {
   private final UpstreamErrors errors;
   /** the session history for context; null = none */
   private final SessionStore sessions;
+  private final ModelCallGate gate;
 
   /** Primary model only, the SPEC's breaker settings, metrics in a private registry. */
   public OpenAiGenerationActivities(ModelSettings primary) {
@@ -84,7 +85,20 @@ public class OpenAiGenerationActivities implements GenerationActivities {
       DependencyBreakers breakers,
       UpstreamErrors errors,
       SessionStore sessions) {
+    this(primary, backup, rateLimits, breakers, errors, sessions, ModelCallGate.OPEN);
+  }
+
+  /** @param gate runs around every model call (the lanes' throttle and statistics) */
+  public OpenAiGenerationActivities(
+      ModelSettings primary,
+      ModelSettings backup,
+      RateLimitPolicy rateLimits,
+      DependencyBreakers breakers,
+      UpstreamErrors errors,
+      SessionStore sessions,
+      ModelCallGate gate) {
     this.sessions = sessions;
+    this.gate = gate == null ? ModelCallGate.OPEN : gate;
     this.companyName = primary.companyName();
     this.primary = model(ModelFailures.PRIMARY, Dependency.PRIMARY_MODEL, primary);
     this.backup = model(ModelFailures.BACKUP, Dependency.BACKUP_MODEL, backup);
@@ -135,15 +149,25 @@ public class OpenAiGenerationActivities implements GenerationActivities {
           "the " + model.role() + " model's circuit breaker is " + breaker.getState() + ": not calling it",
           ModelFailures.CIRCUIT_OPEN);
     }
+    var messages = PromptBuilder.messages(companyName, request.knowledge(), history, request.question());
+    try {
+      gate.beforeCall();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      breaker.releasePermission();
+      throw ApplicationFailure.newFailureWithCause("interrupted while waiting for the model lane", "Interrupted", e);
+    }
     long started = System.nanoTime();
     ChatResponse response;
     try {
-      response =
-          model.client().chat(
-              PromptBuilder.messages(companyName, request.knowledge(), history, request.question()));
+      response = model.client().chat(messages);
     } catch (RuntimeException e) {
+      gate.afterCall(!ModelErrors.classify(e).countsAgainstHealth(), elapsedMillis(started));
       throw failed(model, breaker, started, e);
     }
+    boolean garbled = response.finishReason() != FinishReason.CONTENT_FILTER
+        && OutputChecks.isGarbled(response.aiMessage() == null ? null : response.aiMessage().text());
+    gate.afterCall(!garbled, elapsedMillis(started));
     if (response.finishReason() == FinishReason.CONTENT_FILTER) {
       breaker.releasePermission(); // the model is fine; the question or answer was filtered
       errors.record(model.dependency(), Kind.CONTENT_POLICY);
@@ -167,6 +191,10 @@ public class OpenAiGenerationActivities implements GenerationActivities {
     }
     breaker.onSuccess(System.nanoTime() - started, TimeUnit.NANOSECONDS);
     return new GenerationResult(GenerationResult.Outcome.ANSWERED, text, model.settings().modelName());
+  }
+
+  private static long elapsedMillis(long startedNanos) {
+    return (System.nanoTime() - startedNanos) / 1_000_000;
   }
 
   private ApplicationFailure failed(Model model, CircuitBreaker breaker, long started, RuntimeException e) {

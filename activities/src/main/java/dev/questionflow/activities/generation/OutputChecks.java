@@ -40,6 +40,11 @@ public final class OutputChecks {
     return Redactor.redact(stripped);
   }
 
+  /** True when {@link #check} would reject the text as garbled (a sick model, not an empty or filtered answer). */
+  public static boolean isGarbled(String text) {
+    return text != null && !text.isBlank() && garbledReason(text.strip()) != null;
+  }
+
   /**
    * Why the text looks garbled, or null when it looks like language: no letter at all (in any script, so Chinese
    * passes), or more than 10 % of its characters are U+FFFD (a broken decoding), control characters other than line

@@ -13,6 +13,7 @@ import dev.questionflow.activities.ticket.InboxTicketActivities;
 import dev.questionflow.activities.ticket.TicketInbox;
 import dev.questionflow.activities.session.SessionActivitiesImpl;
 import dev.questionflow.activities.session.SessionStore;
+import dev.questionflow.activities.flowcontrol.LaneGate;
 import dev.questionflow.activities.session.TemporalSessionSignals;
 import io.temporal.client.WorkflowClient;
 import org.springframework.beans.factory.ObjectProvider;
@@ -121,12 +122,16 @@ class ActivitiesConfig {
         errors);
   }
 
-  /** The primary model (cs.llm) and the optional backup (cs.llm.backup), each behind its own circuit breaker. */
+  /**
+   * The primary model (cs.llm) and the optional backup (cs.llm.backup), each behind its own circuit breaker; on a
+   * lane's task queue each call passes the lane's gate (throttle and ledger).
+   */
   @Bean
   OpenAiGenerationActivities generationActivities(CsProperties properties,
       DependencyBreakers breakers,
       UpstreamErrors errors,
-      SessionStore sessions) {
+      SessionStore sessions,
+      LaneGate laneGate) {
     CsProperties.Llm llm = properties.llm();
     ModelSettings primary = new ModelSettings(llm.baseUrl(), llm.apiKey(), llm.model(), llm.timeout(), llm.companyName());
     CsProperties.Llm.Backup b = llm.backup();
@@ -140,7 +145,8 @@ class ActivitiesConfig {
         new dev.questionflow.activities.generation.RateLimitPolicy(llm.rateLimitDefaultDelay(), llm.rateLimitMaxDelay()),
         breakers,
         errors,
-        sessions);
+        sessions,
+        laneGate);
   }
 
   @Bean

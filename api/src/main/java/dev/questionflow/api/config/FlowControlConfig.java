@@ -1,13 +1,13 @@
 package dev.questionflow.api.config;
 
 import dev.questionflow.activities.flowcontrol.InMemoryLaneLedger;
+import dev.questionflow.activities.flowcontrol.LaneGate;
 import dev.questionflow.activities.flowcontrol.LaneLedger;
 import dev.questionflow.activities.flowcontrol.LaneLedgerActivities;
 import dev.questionflow.activities.flowcontrol.LaneRateController;
-import dev.questionflow.activities.flowcontrol.LaneTrackingGenerationActivities;
+import dev.questionflow.activities.flowcontrol.LaneThrottle;
 import dev.questionflow.activities.flowcontrol.RedisLaneLedger;
 import dev.questionflow.activities.flowcontrol.TemporalQueueRateApplier;
-import dev.questionflow.activities.generation.OpenAiGenerationActivities;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.temporal.serviceclient.WorkflowServiceStubs;
@@ -26,8 +26,8 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.event.EventListener;
 
 /**
- * Model lanes: the shared ledger (queue positions, call statistics, current rate), the lane-side generation bean
- * that keeps it current, the workflow's lane activities, and the adaptive rate controller.
+ * Model lanes: the shared ledger (queue positions, call statistics, current rate), the gate around each model call
+ * that keeps it current and throttles, the workflow's lane activities, and the adaptive rate controller.
  */
 @Configuration(proxyBeanMethods = false)
 class FlowControlConfig {
@@ -44,15 +44,10 @@ class FlowControlConfig {
     return new InMemoryLaneLedger(Clock.systemUTC());
   }
 
-  /** GenerateAnswer as the lane workers run it: the question leaves the waiting line when its call starts. */
-  @Bean
-  LaneTrackingGenerationActivities laneGenerationActivities(
-      OpenAiGenerationActivities generationActivities,
-      LaneLedger ledger,
-      dev.questionflow.activities.flowcontrol.LaneThrottle throttle,
-      CsProperties properties) {
-    return new LaneTrackingGenerationActivities(
-        generationActivities, ledger, throttle, configuredRates(properties));
+  /** Each model call of a lane waits for its throttle slot and feeds the lane's ledger (see ModelCallGate). */
+  @Bean(destroyMethod = "close")
+  LaneGate laneGate(LaneLedger ledger, LaneThrottle throttle, CsProperties properties) {
+    return new LaneGate(ledger, throttle, configuredRates(properties));
   }
 
   @Bean

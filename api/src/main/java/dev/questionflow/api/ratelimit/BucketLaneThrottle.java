@@ -2,6 +2,7 @@ package dev.questionflow.api.ratelimit;
 
 import dev.questionflow.activities.flowcontrol.LaneThrottle;
 import io.github.bucket4j.Bandwidth;
+import io.github.bucket4j.BlockingStrategy;
 import io.github.bucket4j.BucketConfiguration;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -18,15 +19,25 @@ import org.slf4j.LoggerFactory;
  * same bucket is reconfigured ({@code replaceConfiguration}, tokens and reservations kept): a fresh bucket per rate
  * would let the new one's first token go out while reservations made in the old one were still pending, a burst
  * above the quota.
+ *
+ * <p>Calls take reservations (the bucket goes into debt and each caller sleeps until its slot), so no refill is lost
+ * between a token coming free and a waiting call taking it. The catch is a stall (a GC pause, a starved CPU): every
+ * caller that slept through its slot would wake at once and go together, a burst above the quota. So a caller that
+ * wakes more than {@link #MAX_LATENESS} after its slot gives that slot up and reserves a new one at the back
+ * ({@code cs_lane_throttle_late_total}): after a stall the calls resume at the spacing instead of catching up.
  */
 final class BucketLaneThrottle implements LaneThrottle {
 
   private static final Logger log = LoggerFactory.getLogger(BucketLaneThrottle.class);
   static final double SPACING_MARGIN = 0.97;
+  static final Duration MAX_LATENESS = Duration.ofMillis(20);
+  /** A caller late for this many slots in a row goes anyway: the process is too starved to keep any spacing. */
+  static final int MAX_RESERVATIONS = 5;
 
   private final RedisBuckets redis;
   private final LocalBuckets local;
   private final Counter fallbacks;
+  private final Counter lateSlots;
   /** The spacing this instance last gave each lane's bucket (in Redis and locally), to reconfigure on a change. */
   private final Map<String, Long> redisSpacing = new ConcurrentHashMap<>();
   private final Map<String, Long> localSpacing = new ConcurrentHashMap<>();
@@ -36,6 +47,8 @@ final class BucketLaneThrottle implements LaneThrottle {
     this.local = local;
     this.fallbacks = Counter.builder("cs_lane_throttle_fallback_total")
         .description("Lane throttle decisions taken by per-instance buckets because Redis failed").register(meters);
+    this.lateSlots = Counter.builder("cs_lane_throttle_late_total")
+        .description("Lane slots given up because the caller woke too late for them (a stall)").register(meters);
   }
 
   static String key(String lane) {
@@ -61,10 +74,14 @@ final class BucketLaneThrottle implements LaneThrottle {
           redis.replaceConfiguration(key, configuration);
           redisSpacing.put(lane, spacingNanos);
         }
-        // a reservation: the bucket goes into debt and this thread sleeps until its slot, so no refill is lost
-        // between a token coming free and a waiting call taking it
-        redis.consumeBlocking(key, configuration);
-        return;
+        for (int i = 1; ; i++) {
+          SlotSleeper sleeper = new SlotSleeper();
+          redis.consumeBlocking(key, configuration, sleeper);
+          if (sleeper.onTime() || i == MAX_RESERVATIONS) {
+            return;
+          }
+          lateSlots.increment();
+        }
       } catch (RuntimeException e) {
         fallbacks.increment();
         log.debug("lane throttle: Redis failed, deciding locally: {}", e.toString());
@@ -74,6 +91,28 @@ final class BucketLaneThrottle implements LaneThrottle {
       local.replaceConfiguration(key, configuration);
       localSpacing.put(lane, spacingNanos);
     }
-    local.consumeBlocking(key, configuration);
+    for (int i = 1; ; i++) {
+      SlotSleeper sleeper = new SlotSleeper();
+      local.consumeBlocking(key, configuration, sleeper);
+      if (sleeper.onTime() || i == MAX_RESERVATIONS) {
+        return;
+      }
+      lateSlots.increment();
+    }
+  }
+
+  /** Sleeps until the reserved slot and tells whether the caller was still on time for it when it woke. */
+  static final class SlotSleeper implements BlockingStrategy {
+    private long slotNanos = Long.MIN_VALUE; // no sleep: a token was free at once
+
+    @Override
+    public void park(long nanosToPark) throws InterruptedException {
+      slotNanos = System.nanoTime() + nanosToPark;
+      BlockingStrategy.PARKING.park(nanosToPark);
+    }
+
+    boolean onTime() {
+      return slotNanos == Long.MIN_VALUE || System.nanoTime() - slotNanos <= MAX_LATENESS.toNanos();
+    }
   }
 }

@@ -1,6 +1,7 @@
 package dev.questionflow.api.ratelimit;
 
 import io.github.bucket4j.Bucket;
+import io.github.bucket4j.BlockingStrategy;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.ConsumptionProbe;
 import io.github.bucket4j.TimeMeter;
@@ -46,8 +47,9 @@ final class LocalBuckets implements BucketStore {
   }
 
   /** Takes a token, reserving a future one and sleeping until its time when none is left (no refill is lost). */
-  void consumeBlocking(String key, BucketConfiguration configuration) throws InterruptedException {
-    bucket(key, configuration).asBlocking().consume(1);
+  void consumeBlocking(String key, BucketConfiguration configuration, BlockingStrategy sleeper)
+      throws InterruptedException {
+    bucket(key, configuration).asBlocking().consume(1, sleeper);
   }
 
   /** Gives the bucket at {@code key} a new configuration, keeping its tokens (and any debt of reservations). */

@@ -1,5 +1,6 @@
 package dev.questionflow.api.ratelimit;
 
+import io.github.bucket4j.BlockingStrategy;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.ConsumptionProbe;
 import io.github.bucket4j.TimeMeter;
@@ -126,8 +127,9 @@ final class RedisBuckets implements BucketStore, AutoCloseable {
   }
 
   /** As {@link LocalBuckets#consumeBlocking}, on the shared bucket (the reservation is made in Redis). */
-  void consumeBlocking(String key, BucketConfiguration configuration) throws InterruptedException {
-    proxies().builder().build(key, () -> configuration).asBlocking().consume(1);
+  void consumeBlocking(String key, BucketConfiguration configuration, BlockingStrategy sleeper)
+      throws InterruptedException {
+    proxies().builder().build(key, () -> configuration).asBlocking().consume(1, sleeper);
   }
 
   /** Gives the bucket at {@code key} a new configuration, keeping its tokens (and any debt of reservations). */

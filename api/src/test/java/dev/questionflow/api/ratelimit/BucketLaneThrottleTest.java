@@ -1,0 +1,47 @@
+package dev.questionflow.api.ratelimit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.bucket4j.TimeMeter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class BucketLaneThrottleTest {
+
+  @Test
+  void aCallerWokenWithinTheToleranceIsOnTimeOneWokenLaterIsNot() throws Exception {
+    BucketLaneThrottle.SlotSleeper noWait = new BucketLaneThrottle.SlotSleeper();
+    assertThat(noWait.onTime()).as("a token free at once").isTrue();
+
+    BucketLaneThrottle.SlotSleeper prompt = new BucketLaneThrottle.SlotSleeper();
+    prompt.park(TimeUnit.MILLISECONDS.toNanos(1));
+    assertThat(prompt.onTime()).isTrue();
+
+    BucketLaneThrottle.SlotSleeper late = new BucketLaneThrottle.SlotSleeper();
+    late.park(TimeUnit.MILLISECONDS.toNanos(1));
+    // what a stall does to the caller after its slot: it is asked only after waking
+    TimeUnit.MILLISECONDS.sleep(BucketLaneThrottle.MAX_LATENESS.toMillis() + 30);
+    assertThat(late.onTime()).isFalse();
+  }
+
+  @Test
+  void consecutiveCallsOfALaneAreSpacedAtTheRateAndARateChangeReconfiguresTheSameBucket() throws Exception {
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    BucketLaneThrottle throttle =
+        new BucketLaneThrottle(null, new LocalBuckets(TimeMeter.SYSTEM_NANOTIME, 100), meters);
+    long t0 = System.nanoTime();
+    for (int i = 0; i < 6; i++) {
+      throttle.acquire("lane-a", 50); // 50/s x 0.97: one call per ~20.6 ms, the first at once
+    }
+    double spanMillis = (System.nanoTime() - t0) / 1e6;
+    // five spacings of 20.6 ms; no upper bound (a loaded machine may be slower, never faster)
+    assertThat(spanMillis).isGreaterThanOrEqualTo(5 * 1000 / (50 * BucketLaneThrottle.SPACING_MARGIN) - 1);
+
+    long t1 = System.nanoTime();
+    for (int i = 0; i < 3; i++) {
+      throttle.acquire("lane-a", 25); // halved: the same bucket, now one per ~41 ms
+    }
+    assertThat((System.nanoTime() - t1) / 1e6).isGreaterThanOrEqualTo(2 * 1000 / (25 * BucketLaneThrottle.SPACING_MARGIN) - 1);
+  }
+}
