@@ -248,6 +248,13 @@ class LaneBenchmarkIT {
       }
       maxReleased = Math.max(maxReleased, j - i);
     }
+    double late = 0;
+    for (AppProcess app : List.of(first, second)) {
+      Matcher m = Pattern.compile("cs_lane_throttle_late_total(\\{[^}]*})? ([0-9.]+)")
+          .matcher(app.get("/actuator/prometheus").body());
+      late += m.find() ? Double.parseDouble(m.group(2)) : 0;
+    }
+    System.out.printf("[flow] throttle slots given up by late callers (stalls): %.0f%n", late);
     System.out.printf("[flow] the lane throttle released %d calls; max %d in any 1 s window after the first second"
         + " (at the apps, before the HTTP client)%n", released.size(), maxReleased);
     synchronized (stalls) {
