@@ -4,6 +4,10 @@ import io.temporal.api.enums.v1.TaskQueueType;
 import io.temporal.api.taskqueue.v1.RateLimit;
 import io.temporal.api.workflowservice.v1.UpdateTaskQueueConfigRequest;
 import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Sets the activity task queue's rate limit on the Temporal server ({@code UpdateTaskQueueConfig}, the same as
@@ -12,7 +16,11 @@ import io.temporal.serviceclient.WorkflowServiceStubs;
  */
 public final class TemporalQueueRateApplier implements LaneRateController.RateApplier {
 
+  private static final Logger log = LoggerFactory.getLogger(TemporalQueueRateApplier.class);
+
   private final WorkflowServiceStubs service;
+  /** The server has no UpdateTaskQueueConfig (the SDK's in-process test server of the embedded mode). */
+  private volatile boolean unsupported;
   private final String namespace;
   private final String identity;
 
@@ -24,6 +32,22 @@ public final class TemporalQueueRateApplier implements LaneRateController.RateAp
 
   @Override
   public void apply(String taskQueue, double callsPerSecond, String reason) {
+    if (unsupported) {
+      return;
+    }
+    try {
+      update(taskQueue, callsPerSecond, reason);
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() != Status.Code.UNIMPLEMENTED) {
+        throw e;
+      }
+      unsupported = true;
+      log.warn("this Temporal server cannot set task-queue rate limits (UpdateTaskQueueConfig is unimplemented: the"
+          + " embedded test server?); adaptive lane rates apply through the lane throttle only");
+    }
+  }
+
+  private void update(String taskQueue, double callsPerSecond, String reason) {
     service
         .blockingStub()
         .updateTaskQueueConfig(
