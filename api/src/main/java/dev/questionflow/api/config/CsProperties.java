@@ -42,6 +42,9 @@ public record CsProperties(
    * @param stepUp share of the configured rate added per healthy interval
    * @param minRate the rate is never halved below this (calls/s)
    * @param minCalls fewer calls in the window than this: no judgement
+   * @param throttleRedisTimeout time limit of one reservation in the lane throttle's shared bucket: longer than the
+   *     access limits' (a model call waits for its slot anyway), since a call that falls back to a per-instance
+   *     bucket may go above the quota
    */
   public record FlowControl(
       Duration maxQueueWait,
@@ -54,7 +57,13 @@ public record CsProperties(
       double stepUp,
       double minRate,
       int minCalls,
-      Duration staleEntryAfter) {}
+      Duration staleEntryAfter,
+      Duration throttleRedisTimeout) {
+
+    public FlowControl {
+      throttleRedisTimeout = throttleRedisTimeout == null ? Duration.ofSeconds(2) : throttleRedisTimeout;
+    }
+  }
 
   /** Timeouts and retry policy of one stage's activities. */
   public record StageOptions(

@@ -66,7 +66,8 @@ class AccessLimitsConfig {
     RedisBuckets redis = null;
     if (client != null && properties.redis().configured()) {
       redis = new RedisBuckets(
-          client, RedisURI.create(properties.redis().url()), limits.redisTimeout(), TimeMeter.SYSTEM_MILLISECONDS);
+          client, RedisURI.create(properties.redis().url()), properties.flowControl().throttleRedisTimeout(),
+          TimeMeter.SYSTEM_MILLISECONDS);
       redis.awaitConnected(limits.redisConnectTimeout());
     }
     return new BucketLaneThrottle(redis, new LocalBuckets(TimeMeter.SYSTEM_MILLISECONDS, 1000), meters);

@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,7 +30,7 @@ import org.slf4j.LoggerFactory;
 final class BucketLaneThrottle implements LaneThrottle {
 
   private static final Logger log = LoggerFactory.getLogger(BucketLaneThrottle.class);
-  static final double SPACING_MARGIN = 0.97;
+  static final double SPACING_MARGIN = 0.985;
   static final Duration MAX_LATENESS = Duration.ofMillis(20);
   /** A caller late for this many slots in a row goes anyway: the process is too starved to keep any spacing. */
   static final int MAX_RESERVATIONS = 5;
@@ -41,6 +42,13 @@ final class BucketLaneThrottle implements LaneThrottle {
   /** The spacing this instance last gave each lane's bucket (in Redis and locally), to reconfigure on a change. */
   private final Map<String, Long> redisSpacing = new ConcurrentHashMap<>();
   private final Map<String, Long> localSpacing = new ConcurrentHashMap<>();
+  /**
+   * One reservation in flight per lane and instance, in arrival order: Bucket4j's Lettuce buckets are
+   * compare-and-swap, and with dozens of waiting calls retrying their swaps on one key the operations ran past their
+   * time limit and fell back to per-instance buckets (over the quota). The lock is held for the reservation only,
+   * not the sleep until the slot.
+   */
+  private final Map<String, ReentrantLock> reserving = new ConcurrentHashMap<>();
 
   BucketLaneThrottle(RedisBuckets redis, LocalBuckets local, MeterRegistry meters) {
     this.redis = redis;
@@ -74,9 +82,15 @@ final class BucketLaneThrottle implements LaneThrottle {
           redis.replaceConfiguration(key, configuration);
           redisSpacing.put(lane, spacingNanos);
         }
+        ReentrantLock lock = reserving.computeIfAbsent(lane, l -> new ReentrantLock(true));
         for (int i = 1; ; i++) {
-          SlotSleeper sleeper = new SlotSleeper();
-          redis.consumeBlocking(key, configuration, sleeper);
+          SlotSleeper sleeper = new SlotSleeper(lock);
+          lock.lockInterruptibly();
+          try {
+            redis.consumeBlocking(key, configuration, sleeper);
+          } finally {
+            sleeper.release();
+          }
           if (sleeper.onTime() || i == MAX_RESERVATIONS) {
             return;
           }
@@ -92,7 +106,7 @@ final class BucketLaneThrottle implements LaneThrottle {
       localSpacing.put(lane, spacingNanos);
     }
     for (int i = 1; ; i++) {
-      SlotSleeper sleeper = new SlotSleeper();
+      SlotSleeper sleeper = new SlotSleeper(null);
       local.consumeBlocking(key, configuration, sleeper);
       if (sleeper.onTime() || i == MAX_RESERVATIONS) {
         return;
@@ -101,14 +115,32 @@ final class BucketLaneThrottle implements LaneThrottle {
     }
   }
 
-  /** Sleeps until the reserved slot and tells whether the caller was still on time for it when it woke. */
+  /**
+   * Sleeps until the reserved slot (first letting the next caller reserve, when a lock is given) and tells whether
+   * the caller was still on time for it when it woke.
+   */
   static final class SlotSleeper implements BlockingStrategy {
+    private final ReentrantLock lock;
+    private boolean released;
     private long slotNanos = Long.MIN_VALUE; // no sleep: a token was free at once
+
+    SlotSleeper(ReentrantLock lock) {
+      this.lock = lock;
+    }
 
     @Override
     public void park(long nanosToPark) throws InterruptedException {
       slotNanos = System.nanoTime() + nanosToPark;
+      release(); // the reservation is made: the next caller may reserve while this one sleeps
       BlockingStrategy.PARKING.park(nanosToPark);
+    }
+
+    /** Unlocks the reservation lock once (idempotent; no-op without a lock). */
+    void release() {
+      if (lock != null && !released) {
+        released = true;
+        lock.unlock();
+      }
     }
 
     boolean onTime() {

@@ -11,14 +11,14 @@ class BucketLaneThrottleTest {
 
   @Test
   void aCallerWokenWithinTheToleranceIsOnTimeOneWokenLaterIsNot() throws Exception {
-    BucketLaneThrottle.SlotSleeper noWait = new BucketLaneThrottle.SlotSleeper();
+    BucketLaneThrottle.SlotSleeper noWait = new BucketLaneThrottle.SlotSleeper(null);
     assertThat(noWait.onTime()).as("a token free at once").isTrue();
 
-    BucketLaneThrottle.SlotSleeper prompt = new BucketLaneThrottle.SlotSleeper();
+    BucketLaneThrottle.SlotSleeper prompt = new BucketLaneThrottle.SlotSleeper(null);
     prompt.park(TimeUnit.MILLISECONDS.toNanos(1));
     assertThat(prompt.onTime()).isTrue();
 
-    BucketLaneThrottle.SlotSleeper late = new BucketLaneThrottle.SlotSleeper();
+    BucketLaneThrottle.SlotSleeper late = new BucketLaneThrottle.SlotSleeper(null);
     late.park(TimeUnit.MILLISECONDS.toNanos(1));
     // what a stall does to the caller after its slot: it is asked only after waking
     TimeUnit.MILLISECONDS.sleep(BucketLaneThrottle.MAX_LATENESS.toMillis() + 30);
