@@ -49,7 +49,10 @@ class CrashRecoveryIT {
                 // all 20 model calls in flight at once (the lane's default cap is 5 per worker)
                 "LANE_PRIMARY_MAX_CONCURRENT", String.valueOf(QUESTIONS),
                 // a lost attempt is retried once its start-to-close timeout runs out
-                "CS_ACTIVITIES_GENERATION_STARTTOCLOSETIMEOUT", "8s"));
+                "CS_ACTIVITIES_GENERATION_STARTTOCLOSETIMEOUT", "8s",
+                // this is about exactly-once after a kill, not the budget: kill, restart, retried calls through
+                // the lane's throttle and a 5 s model must all fit (the budget path has its own tests)
+                "CS_CHAIN_BUDGET", "90s"));
     temporal = Infra.temporalClient();
   }
 

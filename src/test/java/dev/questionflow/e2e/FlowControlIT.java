@@ -114,8 +114,9 @@ class FlowControlIT {
       }
     }), 0, 125, TimeUnit.MILLISECONDS); // 8 questions/s
     try {
-      // healthy traffic for two windows: past the controller's warm-up, and the lane at its configured rate
-      await().atMost(Duration.ofSeconds(60)).until(() -> laneRate() == RATE && model.calls().size() >= 40);
+      // healthy traffic past the controller's warm-up (two 4 s windows from the first calls it saw: 80 calls at
+      // 8/s take 10 s), and the lane at its configured rate
+      await().atMost(Duration.ofSeconds(60)).until(() -> laneRate() == RATE && model.calls().size() >= 80);
       faults = Faults.seeded(11).errors(0.2, 500)
           .otherwise(call -> Reply.text("Answer to: " + call.userMessage()).after(Duration.ofMillis(50)));
       long errorsFrom = System.nanoTime();

@@ -28,9 +28,9 @@ import org.slf4j.LoggerFactory;
  * of healthy calls and leave the halving to the next interval. Checking often and halving at once means the rate
  * is halved within one interval of the failures starting. After a halving the next one waits a full window (the
  * window must first show how the model does at the lower rate), and raises are at most one per interval. For two
- * windows after this instance starts nothing is judged: the first window's calls are cold starts (connection
- * set-up, JIT) and no evidence about the model, so judging begins once a whole window of calls made after them is
- * in. (A leader that takes over from one that died has been running, and judges at once.)
+ * windows after this instance first sees calls on the lane nothing is judged: the first window's calls are cold
+ * starts (connection set-up, JIT) and no evidence about the model, so judging begins once a whole window of calls
+ * made after them is in. (A leader that takes over from one that died has seen the calls, and judges at once.)
  *
  * <p>Hand-written because it is control logic over Temporal's server-side limit, not a client-side limiter that a
  * library (Resilience4j, Bucket4j) would provide.
@@ -65,7 +65,7 @@ public final class LaneRateController implements AutoCloseable {
   /**
    * What the controller remembers of a lane between checks.
    *
-   * @param sinceStart how long this instance's controller has been running
+   * @param sinceStart how long this instance has seen calls on the lane (zero: none yet)
    * @param sinceDecrease since the last halving (null: none)
    * @param sinceChange since the last change of either kind (null: none)
    */
@@ -85,8 +85,8 @@ public final class LaneRateController implements AutoCloseable {
   private final LongSupplier nanoTime;
   private final Map<String, Double> current = new ConcurrentHashMap<>();
   private final Map<String, Boolean> applied = new ConcurrentHashMap<>();
-  /** When this controller first ran, and per lane when this instance began to lead it (nanoTime). */
-  private volatile Long startedAt;
+  /** Per lane, when this instance first saw calls in its window and when it began to lead it (nanoTime). */
+  private final Map<String, Long> trafficSince = new ConcurrentHashMap<>();
   private final Map<String, Long> leadingSince = new ConcurrentHashMap<>();
   /** Per lane, when this instance last decreased / changed the rate (nanoTime). */
   private final Map<String, Long> lastDecrease = new ConcurrentHashMap<>();
@@ -152,13 +152,14 @@ public final class LaneRateController implements AutoCloseable {
   /** One control step for every lane this instance leads. */
   public void tick() {
     long now = nanoTime.getAsLong();
-    if (startedAt == null) {
-      startedAt = now;
-    }
     for (Lane lane : lanes) {
       String key = lane.taskQueue(); // the ledger's key for the lane
       // the lease outlives a few missed checks (a GC pause) but hands the lane over soon after a leader dies
       Duration lease = settings.checkEvery().multipliedBy(5);
+      LaneLedger.LaneStats stats = ledger.stats(key, settings.window());
+      if (stats.calls() > 0) {
+        trafficSince.putIfAbsent(lane.name(), now);
+      }
       if (!ledger.lead(key, owner, lease)) {
         leadingSince.remove(lane.name());
         current.put(lane.name(), ledger.rate(key, lane.configuredRate()));
@@ -170,9 +171,9 @@ public final class LaneRateController implements AutoCloseable {
         return now;
       });
       double rate = ledger.rate(key, lane.configuredRate());
-      LaneLedger.LaneStats stats = ledger.stats(key, settings.window());
+      Duration seen = trafficSince.containsKey(lane.name()) ? elapsed(trafficSince.get(lane.name()), now) : Duration.ZERO;
       History history =
-          new History(elapsed(startedAt, now), elapsed(lastDecrease.get(lane.name()), now),
+          new History(seen, elapsed(lastDecrease.get(lane.name()), now),
               elapsed(lastChange.get(lane.name()), now));
       double next = decide(rate, lane.configuredRate(), stats, settings, history);
       if (next != rate || !applied.containsKey(lane.name())) {
@@ -212,7 +213,7 @@ public final class LaneRateController implements AutoCloseable {
    * The control rule (pure, for tests): the lane's next rate.
    *
    * <ul>
-   *   <li>within two windows of start-up: unchanged (except a configured rate lowered below it);
+   *   <li>within two windows of the first calls this instance saw: unchanged (except a configured rate lowered below it);
    *   <li>unhealthy (at least {@code minCalls} calls in the window, success below the minimum or mean latency above
    *       the maximum): halved, not below {@code minRate}, unless it was halved less than a window ago;
    *   <li>healthy and below the configured rate: raised by {@code stepUp} x configured, at most once per interval;
