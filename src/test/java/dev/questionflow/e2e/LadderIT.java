@@ -235,6 +235,7 @@ class LadderIT {
           .containsPattern("cs_answer_total\\{[^}]*level=\"FAQ\"")
           .containsPattern("cs_answer_total\\{[^}]*level=\"TICKET\"")
           .containsPattern("cs_answer_degraded_total\\{[^}]*level=\"FAQ\"")
+          .containsPattern("cs_stage_degraded_total\\{[^}]*stage=\"primary_model\"")
           .containsPattern("cs_answer_elapsed_seconds_bucket\\{[^}]*level=\"FAQ\"")
           .containsPattern("cs_upstream_errors_total\\{[^}]*dependency=\"primary-model\"[^}]*kind=\"server_error\"")
           .containsPattern("cs_upstream_errors_total\\{[^}]*dependency=\"helpdesk\"")

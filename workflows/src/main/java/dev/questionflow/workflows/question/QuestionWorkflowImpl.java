@@ -493,11 +493,31 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
     scope.counter("cs_answer_total").inc(1);
     if (result.notice() != null) {
       scope.counter("cs_answer_degraded_total").inc(1);
+      // per stage that failed on the way ("primary model: ModelServerError; retrieval: ..."), for the SPEC's
+      // "degradation rate of a stage" alerts
+      for (String stage : degradedStages(result.reason())) {
+        Workflow.getMetricsScope().tagged(Map.of("stage", stage)).counter("cs_stage_degraded_total").inc(1);
+      }
     }
     scope
         .timer("cs_answer_elapsed")
         .record(
             com.uber.m3.util.Duration.ofMillis(Workflow.currentTimeMillis() - processingStartedAt));
+  }
+
+  /** The stages named in a reason ("primary model: X; retrieval: Y" -> primary_model, retrieval), each once. */
+  static java.util.Set<String> degradedStages(String reason) {
+    java.util.Set<String> stages = new java.util.TreeSet<>();
+    if (reason == null) {
+      return stages;
+    }
+    for (String problem : reason.split("; ")) {
+      int colon = problem.indexOf(':');
+      if (colon > 0) {
+        stages.add(problem.substring(0, colon).trim().toLowerCase(java.util.Locale.ROOT).replace(' ', '_'));
+      }
+    }
+    return stages;
   }
 
   private static String reason(List<String> problems) {
