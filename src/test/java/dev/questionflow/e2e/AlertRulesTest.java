@@ -56,7 +56,7 @@ class AlertRulesTest {
     System.out.println("[alerts] promtool check rules + test rules: SUCCESS");
   }
 
-  private static boolean onPath(String command) {
+  static boolean onPath(String command) {
     for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
       if (Files.isExecutable(Path.of(dir, command))) {
         return true;
@@ -65,7 +65,7 @@ class AlertRulesTest {
     return false;
   }
 
-  private static String run(String... command) throws Exception {
+  static String run(String... command) throws Exception {
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
     String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
