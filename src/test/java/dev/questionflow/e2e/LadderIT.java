@@ -242,6 +242,14 @@ class LadderIT {
           .contains("cs_dead_letters_total")
           .contains("resilience4j_circuitbreaker_state");
     });
+    // readiness includes Temporal and Redis reachability (real ones here); liveness does not
+    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+    JsonNode readiness = json.readTree(app.get("/actuator/health/readiness").body());
+    assertThat(readiness.at("/components/temporal/status").asText()).isEqualTo("UP");
+    assertThat(readiness.at("/components/temporal/details/serverVersion").asText()).isNotBlank();
+    assertThat(readiness.at("/components/redis/details/ping").asText()).isEqualTo("PONG");
+    assertThat(json.readTree(app.get("/actuator/health/liveness").body()).at("/components/redis").isMissingNode())
+        .isTrue();
   }
 
   /** A helpdesk that can be down (503) and counts accepted deliveries per Idempotency-Key. */

@@ -141,4 +141,16 @@ class QuestionApiTest {
     mvc.perform(get("/api/v1/questions/q-00000000000000000000000000000000/events")).andExpect(status().isNotFound());
     mvc.perform(get("/api/v1/tickets/T-nope")).andExpect(status().isNotFound());
   }
+
+  @Test
+  void readinessIncludesTemporalAndRedisReachabilityAndLivenessDoesNot() throws Exception {
+    mvc.perform(get("/actuator/health/readiness"))
+        .andExpect(status().isOk())
+        .andExpect(jsonPath("$.components.temporal.status").value("UP"))
+        .andExpect(jsonPath("$.components.redis.status").value("UP"))
+        .andExpect(jsonPath("$.components.redis.details.mode").value("in-memory stores (REDIS_URL is not set)"));
+    mvc.perform(get("/actuator/health/liveness"))
+        .andExpect(status().isOk())
+        .andExpect(jsonPath("$.components.temporal").doesNotExist());
+  }
 }
