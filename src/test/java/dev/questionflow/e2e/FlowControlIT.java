@@ -51,33 +51,34 @@ class FlowControlIT {
     faults = Faults.seeded(7).otherwise(call -> Reply.text("Answer to: " + call.userMessage()).after(Duration.ofMillis(50)));
     model.script(call -> faults.apply(call));
     taskQueue = Infra.uniqueTaskQueue("flow");
-    Map<String, String> env = new HashMap<>();
-    env.put("TASK_QUEUE", taskQueue);
-    env.put("LLM_BASE_URL", model.baseUrl());
-    env.put("LLM_MODEL", "fake-qwen");
-    env.put("LANE_PRIMARY_RATE", String.valueOf((int) RATE));
-    env.put("LANE_PRIMARY_MAX_CONCURRENT", "5");
+    Map<String, String> env = laneEnv(taskQueue, model, RATE, 5);
     env.put("CS_ADAPTIVE_INTERVAL", "4s");
     env.put("CS_ADAPTIVE_WINDOW", "4s");
     env.put("CS_ADAPTIVE_MIN_CALLS", "10");
-    // every question here comes from 127.0.0.1 and the dedup test repeats one user 100 times: the access limits
-    // (tested in the api module's AccessLimitsApiTest) would refuse them before they reach the lanes
-    env.put("CS_ACCESSLIMITS_PERIP_ENABLED", "false");
-    env.put("CS_ACCESSLIMITS_PERUSER_ENABLED", "false");
     first = AppProcess.start("flow-1", env);
     second = AppProcess.start("flow-2", env);
   }
 
   @AfterAll
   static void stop() throws Exception {
-    for (AppProcess app : new AppProcess[] {first, second}) {
-      if (app != null) {
-        app.close();
-      }
-    }
-    if (model != null) {
-      model.close();
-    }
+    Infra.closeAll(first, second, model);
+  }
+
+  /**
+   * The environment of the app instances of a lane test: their task queue, the fake model, the primary lane's rate
+   * and per-worker concurrency. Access limits are off: every question comes from 127.0.0.1 and the tests repeat
+   * users (the limits are tested in the api module's AccessLimitsApiTest) and would be refused before the lanes.
+   */
+  static Map<String, String> laneEnv(String taskQueue, FakeModelServer model, double rate, int maxConcurrent) {
+    Map<String, String> env = new HashMap<>();
+    env.put("TASK_QUEUE", taskQueue);
+    env.put("LLM_BASE_URL", model.baseUrl());
+    env.put("LLM_MODEL", "fake-qwen");
+    env.put("LANE_PRIMARY_RATE", String.valueOf((int) rate));
+    env.put("LANE_PRIMARY_MAX_CONCURRENT", String.valueOf(maxConcurrent));
+    env.put("CS_ACCESSLIMITS_PERIP_ENABLED", "false");
+    env.put("CS_ACCESSLIMITS_PERUSER_ENABLED", "false");
+    return env;
   }
 
   static String ask(AppProcess app, String session, String msg, String text, boolean vip) throws Exception {

@@ -108,4 +108,13 @@ final class Infra {
     }
     return out;
   }
+
+  /** Closes each part that was created (null: its start failed or never ran), in order. */
+  static void closeAll(AutoCloseable... parts) throws Exception {
+    for (AutoCloseable part : parts) {
+      if (part != null) {
+        part.close();
+      }
+    }
+  }
 }

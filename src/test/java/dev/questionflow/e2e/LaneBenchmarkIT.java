@@ -52,18 +52,10 @@ class LaneBenchmarkIT {
     model = FakeModelServer.start();
     model.script(call -> Reply.text("Answer to: " + call.userMessage()).after(Duration.ofMillis(50)));
     taskQueue = Infra.uniqueTaskQueue("bench");
-    Map<String, String> env = new HashMap<>();
-    env.put("TASK_QUEUE", taskQueue);
-    env.put("LLM_BASE_URL", model.baseUrl());
-    env.put("LLM_MODEL", "fake-qwen");
-    env.put("LANE_PRIMARY_RATE", String.valueOf((int) RATE));
-    // enough calls per worker that the throttle always has one waiting: a slot is also held while the activity
-    // reads the session history before its call and reports its result to the server after it, which on this
-    // loaded machine takes longer than the model call itself
-    env.put("LANE_PRIMARY_MAX_CONCURRENT", "10");
-    // 300 questions from 127.0.0.1 in a second: the access limits would refuse most of them
-    env.put("CS_ACCESSLIMITS_PERIP_ENABLED", "false");
-    env.put("CS_ACCESSLIMITS_PERUSER_ENABLED", "false");
+    // 10 calls per worker, so the throttle always has one waiting: a slot is also held while the activity reads the
+    // session history before its call and reports its result to the server after it, which on this loaded machine
+    // takes longer than the model call itself
+    Map<String, String> env = FlowControlIT.laneEnv(taskQueue, model, RATE, 10);
     // each call's release by the lane's throttle, logged by both apps: the spacing our code gives, before the HTTP
     // client and the fake model's server (all on this CPU-starved machine) add their own jitter
     env.put("LOGGING_LEVEL_DEV_QUESTIONFLOW_ACTIVITIES_FLOWCONTROL", "DEBUG");
@@ -76,14 +68,7 @@ class LaneBenchmarkIT {
 
   @AfterAll
   static void stop() throws Exception {
-    for (AppProcess app : new AppProcess[] {first, second}) {
-      if (app != null) {
-        app.close();
-      }
-    }
-    if (model != null) {
-      model.close();
-    }
+    Infra.closeAll(first, second, model);
   }
 
   record Sample(long atNanos, String stage, Integer position, Integer eta) {}
@@ -185,19 +170,9 @@ class LaneBenchmarkIT {
     List<Call> calls = callsOf(run);
     long t0 = calls.get(0).receivedNanos();
     long tEnd = calls.get(calls.size() - 1).receivedNanos();
-    int maxInWindow = 0;
-    int windowsOver = 0;
-    for (int i = 0; i < calls.size(); i++) {
-      if (calls.get(i).receivedNanos() < t0 + 1_000_000_000L) {
-        continue;
-      }
-      int j = i;
-      while (j < calls.size() && calls.get(j).receivedNanos() < calls.get(i).receivedNanos() + 1_000_000_000L) {
-        j++;
-      }
-      maxInWindow = Math.max(maxInWindow, j - i);
-      windowsOver += j - i > RATE ? 1 : 0;
-    }
+    Windows arrivalWindows = perSecond(calls.stream().map(Call::receivedNanos).toList(), t0 + 1_000_000_000L);
+    int maxInWindow = arrivalWindows.max();
+    int windowsOver = arrivalWindows.over();
     sampler.shutdownNow();
     redisConnection.close();
     redis.shutdown();
@@ -217,7 +192,7 @@ class LaneBenchmarkIT {
       }
     }
     double seconds = (tEnd - t0) / 1e9;
-    // how evenly the calls came: the gaps between consecutive arrivals (the throttle spaces them ~103 ms apart)
+    // how evenly the calls came: the gaps between consecutive arrivals (the throttle spaces them ~101.5 ms apart)
     List<Double> gaps = new ArrayList<>();
     for (int i = 1; i < calls.size(); i++) {
       gaps.add((calls.get(i).receivedNanos() - calls.get(i - 1).receivedNanos()) / 1e6);
@@ -244,17 +219,8 @@ class LaneBenchmarkIT {
       }
     }
     Collections.sort(released);
-    int maxReleased = 0;
-    for (int i = 0; i < released.size(); i++) {
-      if (released.get(i) < firstEpoch + 1000) {
-        continue;
-      }
-      int j = i;
-      while (j < released.size() && released.get(j) < released.get(i) + 1000) {
-        j++;
-      }
-      maxReleased = Math.max(maxReleased, j - i);
-    }
+    int maxReleased =
+        perSecond(released.stream().map(ms -> ms * 1_000_000).toList(), (firstEpoch + 1000) * 1_000_000).max();
     double late = 0;
     double local = 0;
     for (AppProcess app : List.of(first, second)) {
@@ -395,6 +361,27 @@ class LaneBenchmarkIT {
     softly.assertAll();
   }
 
+
+  /** The most events in any 1 s window, and how many windows held more than the rate. */
+  record Windows(int max, int over) {}
+
+  /** Over windows [t, t + 1 s) that start at an event at or after {@code fromNanos}; {@code sortedNanos} ascending. */
+  static Windows perSecond(List<Long> sortedNanos, long fromNanos) {
+    int max = 0;
+    int over = 0;
+    for (int i = 0; i < sortedNanos.size(); i++) {
+      if (sortedNanos.get(i) < fromNanos) {
+        continue;
+      }
+      int j = i;
+      while (j < sortedNanos.size() && sortedNanos.get(j) < sortedNanos.get(i) + 1_000_000_000L) {
+        j++;
+      }
+      max = Math.max(max, j - i);
+      over += j - i > RATE ? 1 : 0;
+    }
+    return new Windows(max, over);
+  }
 
   private static List<Call> callsOf(String run) {
     return model.calls().stream()

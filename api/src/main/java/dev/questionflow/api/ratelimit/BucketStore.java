@@ -1,5 +1,6 @@
 package dev.questionflow.api.ratelimit;
 
+import io.github.bucket4j.BlockingStrategy;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.ConsumptionProbe;
 
@@ -11,4 +12,14 @@ interface BucketStore {
 
   /** Gives one token back (capped at the capacity): for a request that started nothing. */
   void refund(String key, BucketConfiguration configuration);
+
+  /** Gives the bucket at {@code key} a new configuration, keeping its tokens (and any debt of reservations). */
+  void replaceConfiguration(String key, BucketConfiguration configuration);
+
+  /**
+   * Takes a token, reserving a future one when none is left and sleeping until its time with {@code sleeper} (no
+   * refill is lost).
+   */
+  void consumeBlocking(String key, BucketConfiguration configuration, BlockingStrategy sleeper)
+      throws InterruptedException;
 }

@@ -46,14 +46,14 @@ final class LocalBuckets implements BucketStore {
     return bucket(key, configuration).getAvailableTokens();
   }
 
-  /** Takes a token, reserving a future one and sleeping until its time when none is left (no refill is lost). */
-  void consumeBlocking(String key, BucketConfiguration configuration, BlockingStrategy sleeper)
+  @Override
+  public void consumeBlocking(String key, BucketConfiguration configuration, BlockingStrategy sleeper)
       throws InterruptedException {
     bucket(key, configuration).asBlocking().consume(1, sleeper);
   }
 
-  /** Gives the bucket at {@code key} a new configuration, keeping its tokens (and any debt of reservations). */
-  void replaceConfiguration(String key, BucketConfiguration configuration) {
+  @Override
+  public void replaceConfiguration(String key, BucketConfiguration configuration) {
     bucket(key, configuration).replaceConfiguration(configuration, TokensInheritanceStrategy.AS_IS);
   }
 

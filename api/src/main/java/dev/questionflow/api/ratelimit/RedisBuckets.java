@@ -126,14 +126,14 @@ final class RedisBuckets implements BucketStore, AutoCloseable {
     proxies().builder().build(key, () -> configuration).addTokens(1);
   }
 
-  /** As {@link LocalBuckets#consumeBlocking}, on the shared bucket (the reservation is made in Redis). */
-  void consumeBlocking(String key, BucketConfiguration configuration, BlockingStrategy sleeper)
+  @Override
+  public void consumeBlocking(String key, BucketConfiguration configuration, BlockingStrategy sleeper)
       throws InterruptedException {
     proxies().builder().build(key, () -> configuration).asBlocking().consume(1, sleeper);
   }
 
-  /** Gives the bucket at {@code key} a new configuration, keeping its tokens (and any debt of reservations). */
-  void replaceConfiguration(String key, BucketConfiguration configuration) {
+  @Override
+  public void replaceConfiguration(String key, BucketConfiguration configuration) {
     proxies().builder().build(key, () -> configuration)
         .replaceConfiguration(configuration, TokensInheritanceStrategy.AS_IS);
   }
