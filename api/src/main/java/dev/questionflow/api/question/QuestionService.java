@@ -111,6 +111,10 @@ public class QuestionService {
                   .setWorkflowId(workflowId)
                   // a finished question with the same message ID is still the same question
                   .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
+                  // the Web UI's one-line summary: who and how urgent, never the message text
+                  .setStaticSummary(
+                      "Question of customer " + request.userId() + " in session " + request.sessionId() + ", "
+                          + tier + " via " + question.channel() + ", priority " + priority)
                   .setTypedSearchAttributes(
                       io.temporal.common.SearchAttributes.newBuilder()
                           .set(SearchAttributes.CUSTOMER_ID, request.userId())

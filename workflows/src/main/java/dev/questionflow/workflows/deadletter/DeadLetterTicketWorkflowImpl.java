@@ -45,6 +45,7 @@ public class DeadLetterTicketWorkflowImpl implements DeadLetterTicketWorkflow {
         tickets.deliverTicket(ticketId);
         delivered = true;
         nextAttemptInSeconds = 0;
+        Workflow.setCurrentDetails("ticket " + ticketId + " delivered to the helpdesk");
         Workflow.upsertTypedSearchAttributes(SearchAttributes.STAGE.valueSet("DELIVERED"));
         Workflow.getMetricsScope().counter("cs_dead_letters_redelivered_total").inc(1);
         log.info("dead-letter ticket {} delivered after {} failed attempts", ticketId, attempts);
@@ -54,6 +55,10 @@ public class DeadLetterTicketWorkflowImpl implements DeadLetterTicketWorkflow {
         lastError = e.getCause() == null ? e.getMessage() : e.getCause().getMessage();
       }
       nextAttemptInSeconds = backoffSeconds(policy, attempts);
+      // one line for a person in the Web UI (a query, no history event)
+      Workflow.setCurrentDetails(
+          "ticket " + ticketId + " not delivered after " + attempts + " attempts (" + lastError + "); next try in "
+              + nextAttemptInSeconds + " s, or at once on the redrive signal");
       Workflow.await(Duration.ofSeconds(nextAttemptInSeconds), () -> redriveRequested);
       redriveRequested = false;
     }

@@ -117,6 +117,8 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
     questionText = question.text();
     awaitSessionTurn(policy);
 
+    details("classifying the intent and searching the FAQ");
+
     IntentResult classified = classify(question.text(), problems);
     if (classified == null) {
       if (policy.criticalStages().contains("intent")) {
@@ -177,6 +179,7 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
     Duration bound =
         Duration.ofSeconds(policy.chainBudgetSeconds() + policy.maxQueueWaitSeconds() + SESSION_WAIT_SLACK_SECONDS);
     String ahead = predecessor;
+    details("waiting for the earlier question " + ahead + " of this session (at most " + bound.getSeconds() + " s)");
     if (!Workflow.await(bound, () -> finishedInSession.contains(ahead))) {
       log.warn("question {} of the session did not finish within {}; going ahead", predecessor, bound);
     }
@@ -241,6 +244,7 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
               ActivityOptions.newBuilder()
                   .setTaskQueue(laneQueue)
                   .setPriority(Priority.newBuilder().setPriorityKey(key).build())
+                  .setSummary(model + " model on lane " + laneQueue + ", priority " + priority)
                   .build());
       // the ledger is keyed by the lane's task queue: deployments sharing a Redis keep separate lines
       enterQueue(new LaneEntry(laneQueue, Workflow.getInfo().getWorkflowId(), key));
@@ -253,6 +257,9 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
     }
     GenerationActivities laneStub = lane;
     Duration raceFor = left;
+    if (queued == null) {
+      details("asking the " + model + " model" + (laneQueue == null ? "" : " (lane " + laneQueue + ")"));
+    }
     List<Promise<?>> racing = new ArrayList<>(2);
     CancellationScope scope =
         Workflow.newCancellationScope(
@@ -298,6 +305,7 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
     }
     laneEntry = entry;
     if (queued != null) {
+      describeWait();
       stage = Stage.WAITING_IN_QUEUE;
       Workflow.upsertTypedSearchAttributes(
           SearchAttributes.STAGE.valueSet(stage.name()),
@@ -333,6 +341,7 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
           leaveQueue();
         } else {
           queued = nextProjection(fresh);
+          describeWait();
         }
       } catch (ActivityFailure e) {
         log.warn("lane ledger unavailable, keeping the last queue position: {}", failureType(e));
@@ -370,9 +379,25 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
         s.position(), rate * PROJECTION_FACTOR, s.meanProcessingMillis(), s.etaSeconds(), s.atEpochMillis());
   }
 
+  /** "waiting for model lane model-primary, position 12, about 40 s": one line for a person in the Web UI. */
+  private void describeWait() {
+    details(
+        "waiting for model lane " + laneEntry.lane() + ", position " + queued.position() + ", about "
+            + (long) Math.ceil(queued.etaSeconds()) + " s");
+  }
+
+  /**
+   * The workflow's current details (Web UI "Current Details", {@code temporal workflow describe}): kept in the
+   * workflow's state and served by a query, so updating it writes no history event.
+   */
+  private static void details(String text) {
+    Workflow.setCurrentDetails(text);
+  }
+
   private void leaveQueue() {
     if (queued != null) {
       queued = null;
+      details("asking the model (lane " + laneEntry.lane() + ")");
       stage = Stage.PROCESSING;
       Workflow.upsertTypedSearchAttributes(SearchAttributes.STAGE.valueSet(stage.name()));
     }
@@ -420,12 +445,16 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
                 candidates,
                 reason));
     ticketId = ticket.ticketId();
+    details("handing ticket " + ticketId + " to the helpdesk");
     deliverOrDeadLetter(workflowId, policy);
 
     Answer handedOver =
         new Answer(
             policy.promisedReplyText(), AnswerLevel.TICKET, null, ticketId, "Handed over to a person.", reason);
     finish(handedOver, Stage.TICKETED);
+    details(
+        "ticket " + ticketId + " open, waiting for a staff reply (at most "
+            + Duration.ofSeconds(policy.humanReplyWindowSeconds()).toHours() + " h)");
 
     boolean replied =
         Workflow.await(Duration.ofSeconds(policy.humanReplyWindowSeconds()), () -> staffReply != null);
@@ -480,6 +509,10 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
     finishSessionTurn(result);
     answer = result;
     stage = finalStage;
+    details(
+        finalStage == Stage.TICKETED
+            ? "handed over as ticket " + result.ticketId()
+            : "answered at " + result.level() + " level" + (result.reason() == null ? "" : " (" + result.reason() + ")"));
     Workflow.upsertTypedSearchAttributes(
         SearchAttributes.ANSWER_LEVEL.valueSet(result.level().name()),
         SearchAttributes.STAGE.valueSet(finalStage.name()));

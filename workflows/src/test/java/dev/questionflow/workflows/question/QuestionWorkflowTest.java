@@ -3,6 +3,7 @@ package dev.questionflow.workflows.question;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.questionflow.workflows.SearchAttributes;
+import dev.questionflow.workflows.replay.GoldenHistories;
 import dev.questionflow.workflows.generation.GenerationActivities;
 import dev.questionflow.workflows.generation.GenerationRequest;
 import dev.questionflow.workflows.generation.GenerationResult;
@@ -119,6 +120,7 @@ class QuestionWorkflowTest {
     assertThat(answer.notice()).isNull();
     assertThat(activities.generationRequests).singleElement()
         .satisfies(r -> assertThat(r.knowledge()).containsExactly(CARD));
+    GoldenHistories.keep(client, "q-rag", "rag");
   }
 
   @Test
@@ -142,6 +144,8 @@ class QuestionWorkflowTest {
     assertThat(answer.notice()).isNotBlank();
     assertThat(activities.templateReasons).containsExactly("primary model: not configured");
     assertThat(workflow.status(null).stage()).isEqualTo(Stage.ANSWERED);
+    assertThat(currentDetails("q-faq")).isEqualTo("answered at FAQ level (primary model: not configured)");
+    GoldenHistories.keep(client, "q-faq", "faq");
   }
 
   @Test
@@ -199,6 +203,7 @@ class QuestionWorkflowTest {
     assertThat(answer.level()).isEqualTo(AnswerLevel.HUMAN);
     assertThat(answer.text()).isEqualTo("Rayleigh scattering.");
     assertThat(activities.closings).containsExactly(new TicketClosing("T-ticket", "alice", "Rayleigh scattering."));
+    GoldenHistories.keep(client, "q-ticket", "ticket-staff-reply");
   }
 
   @Test
@@ -237,6 +242,7 @@ class QuestionWorkflowTest {
     assertThat(answer.level()).isEqualTo(AnswerLevel.FAQ);
     assertThat(answer.reason()).isEqualTo("primary model: over the 1 s chain budget");
     assertThat(activities.templateReasons).containsExactly("primary model: over the 1 s chain budget");
+    GoldenHistories.keep(client, "q-budget", "timeout-chain-budget");
   }
 
   @Test
@@ -307,6 +313,8 @@ class QuestionWorkflowTest {
     assertThat(done.delivered()).isTrue();
     assertThat(done.attempts()).isGreaterThanOrEqualTo(2);
     assertThat(activities.deliveries.get()).isEqualTo(1);
+    GoldenHistories.keep(client, "q-deadletter", "dead-letter-question");
+    GoldenHistories.keep(client, DeadLetterTicketWorkflow.workflowIdFor("T-deadletter"), "dead-letter-redelivery");
   }
 
   @Test
@@ -330,6 +338,8 @@ class QuestionWorkflowTest {
 
     assertThat(atEntry.queuePosition()).isEqualTo(40);
     assertThat(atEntry.etaSeconds()).isEqualTo(21); // (40 + 1) / 2 + 0.1, rounded up
+    // what a person sees in the Web UI's "Current Details" (and the workflow metadata query)
+    assertThat(currentDetails("q-lane")).isEqualTo("waiting for model lane lane-primary, position 40, about 21 s");
     assertThat(later.queuePosition()).isBetween(29, 31);
     assertThat(muchLater.queuePosition()).isZero();
     assertThat(activities.laneEntries).singleElement()
@@ -339,6 +349,7 @@ class QuestionWorkflowTest {
     Answer answer = client.newUntypedWorkflowStub("q-lane").getResult(Answer.class);
     assertThat(answer.level()).isEqualTo(AnswerLevel.RAG);
     assertThat(activities.laneCalls.get()).as("GenerateAnswer ran on the lane's task queue").isEqualTo(1);
+    GoldenHistories.keep(client, "q-lane", "priority-lane-wait");
   }
 
   @Test
@@ -354,6 +365,7 @@ class QuestionWorkflowTest {
         .satisfies(e -> assertThat(e.priorityKey()).isEqualTo(2));
     assertThat(activities.turns).singleElement()
         .satisfies(t -> assertThat(t.answer()).isEqualTo("We are sorry."));
+    GoldenHistories.keep(client, "q-complaint", "priority-complaint");
   }
 
   @Test
@@ -374,6 +386,13 @@ class QuestionWorkflowTest {
     assertThat(answer.text()).isEqualTo("Second answer.");
     assertThat(activities.generationRequests).singleElement()
         .satisfies(r -> assertThat(r.sessionId()).isEqualTo("s1"));
+  }
+
+  /** The workflow's current details, read through the SDK's built-in metadata query as the Web UI does. */
+  private String currentDetails(String workflowId) {
+    return client.newUntypedWorkflowStub(workflowId)
+        .query("__temporal_workflow_metadata", io.temporal.api.sdk.v1.WorkflowMetadata.class)
+        .getCurrentDetails();
   }
 
   private static QuestionPolicy policy(long budgetSeconds, boolean backup, List<String> critical) {

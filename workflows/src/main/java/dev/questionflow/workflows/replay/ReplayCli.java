@@ -1,0 +1,138 @@
+package dev.questionflow.workflows.replay;
+
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowClientOptions;
+import io.temporal.common.WorkflowExecutionHistory;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code bin/replay}: replays workflow histories against the current workflow code and says clearly whether a
+ * running or finished workflow would still replay (exit 0), hits non-determinism (exit 1), or could not be replayed
+ * (exit 2).
+ *
+ * <pre>
+ *   bin/replay WORKFLOW_ID [--run-id RUN_ID]      # fetched from TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE
+ *   bin/replay --file history.json [--file ...]   # exported by GET /api/v1/admin/questions/{id}/history,
+ *                                                 # or `temporal workflow show -w ID --output json`
+ * </pre>
+ */
+public final class ReplayCli {
+
+  static final int OK = 0;
+  static final int NON_DETERMINISTIC = 1;
+  static final int ERROR = 2;
+
+  private ReplayCli() {}
+
+  public static void main(String[] args) {
+    System.exit(run(args, HistoryReplay.CURRENT_WORKFLOWS, System.out));
+  }
+
+  static int run(String[] args, List<Class<?>> implementations, PrintStream out) {
+    List<Path> files = new ArrayList<>();
+    String workflowId = null;
+    String runId = null;
+    for (int i = 0; i < args.length; i++) {
+      if ((args[i].equals("--file") || args[i].equals("--run-id")) && i + 1 >= args.length) {
+        out.println(args[i] + " needs a value");
+        usage(out);
+        return ERROR;
+      }
+      switch (args[i]) {
+        case "--file" -> files.add(Path.of(args[++i]));
+        case "--run-id" -> runId = args[++i];
+        case "-h", "--help" -> {
+          usage(out);
+          return OK;
+        }
+        default -> {
+          if (args[i].startsWith("-") || workflowId != null) {
+            out.println("unknown argument: " + args[i]);
+            usage(out);
+            return ERROR;
+          }
+          workflowId = args[i];
+        }
+      }
+    }
+    if (files.isEmpty() == (workflowId == null)) {
+      usage(out);
+      return ERROR;
+    }
+    List<WorkflowExecutionHistory> histories = new ArrayList<>();
+    try {
+      for (Path file : files) {
+        // the JSON has only the events: the file name stands in for the workflow ID in the report
+        String name = file.getFileName().toString().replaceFirst("\\.json$", "");
+        histories.add(WorkflowExecutionHistory.fromJson(Files.readString(file), name));
+      }
+      if (workflowId != null) {
+        histories.add(fetch(workflowId, runId, out));
+      }
+    } catch (IOException | RuntimeException e) {
+      out.println("ERROR could not load the history: " + e.getMessage());
+      return ERROR;
+    }
+    int exit = OK;
+    for (WorkflowExecutionHistory history : histories) {
+      HistoryReplay.Result result = HistoryReplay.replay(history, implementations);
+      report(result, out);
+      exit = Math.max(exit, switch (result.outcome()) {
+        case OK -> OK;
+        case NON_DETERMINISTIC -> NON_DETERMINISTIC;
+        case FAILED -> ERROR;
+      });
+    }
+    return exit;
+  }
+
+  static void report(HistoryReplay.Result r, PrintStream out) {
+    // a history read from a file carries no run ID: the SDK's placeholder is left out
+    String run = r.runId().equals("run_id_in_replay") ? "" : "run " + r.runId() + ", ";
+    String which = r.workflowId() + " (" + run + r.workflowType() + ", " + r.events() + " events)";
+    switch (r.outcome()) {
+      case OK -> out.println("OK " + which + ": replays against the current workflow code");
+      case NON_DETERMINISTIC -> {
+        out.println("NON-DETERMINISTIC " + which + ": the current workflow code makes different decisions");
+        out.println("  " + r.problem());
+        out.println(
+            "  Workers running this code would fail this workflow's tasks. Guard the change with"
+                + " Workflow.getVersion (docs/runbook.md, \"Changing workflow code\") or keep the old code for"
+                + " workflows started before it.");
+      }
+      case FAILED -> out.println("ERROR " + which + ": " + r.problem());
+    }
+  }
+
+  private static WorkflowExecutionHistory fetch(String workflowId, String runId, PrintStream out) {
+    String address = env("TEMPORAL_ADDRESS", "127.0.0.1:7233");
+    String namespace = env("TEMPORAL_NAMESPACE", "default");
+    out.println("fetching " + workflowId + " from " + address + " (namespace " + namespace + ")");
+    WorkflowServiceStubs stubs =
+        WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder().setTarget(address).build());
+    try {
+      WorkflowClient client =
+          WorkflowClient.newInstance(stubs, WorkflowClientOptions.newBuilder().setNamespace(namespace).build());
+      return runId == null ? client.fetchHistory(workflowId) : client.fetchHistory(workflowId, runId);
+    } finally {
+      stubs.shutdownNow();
+    }
+  }
+
+  private static String env(String name, String fallback) {
+    String value = System.getenv(name);
+    return value == null || value.isBlank() ? fallback : value;
+  }
+
+  private static void usage(PrintStream out) {
+    out.println("usage: bin/replay WORKFLOW_ID [--run-id RUN_ID]   (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE)");
+    out.println("       bin/replay --file history.json [--file more.json ...]");
+  }
+}

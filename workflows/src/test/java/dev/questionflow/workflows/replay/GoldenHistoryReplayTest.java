@@ -1,0 +1,101 @@
+package dev.questionflow.workflows.replay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.questionflow.workflows.question.Answer;
+import dev.questionflow.workflows.question.Question;
+import dev.questionflow.workflows.question.QuestionWorkflowImpl;
+import dev.questionflow.workflows.deadletter.DeadLetterTicketWorkflowImpl;
+import io.temporal.common.WorkflowExecutionHistory;
+import io.temporal.workflow.Workflow;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every committed golden history replays against the current workflow code, so a change that would break running
+ * workflows fails the build; and a deliberately incompatible change is reported as non-determinism.
+ */
+class GoldenHistoryReplayTest {
+
+  /** The paths the golden set must cover (file names under src/test/resources/golden). */
+  private static final List<String> PATHS =
+      List.of("rag", "faq", "ticket-staff-reply", "timeout-chain-budget", "priority-lane-wait", "priority-complaint",
+          "dead-letter-question", "dead-letter-redelivery");
+
+  static Stream<String> goldenPaths() {
+    return PATHS.stream();
+  }
+
+  @Test
+  void theGoldenSetCoversEveryPath() throws IOException {
+    try (Stream<Path> files = Files.list(GoldenHistories.DIR)) {
+      assertThat(files.map(f -> f.getFileName().toString().replace(".json", "")))
+          .containsExactlyInAnyOrderElementsOf(PATHS);
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource("goldenPaths")
+  void replaysAgainstTheCurrentCode(String path) throws IOException {
+    HistoryReplay.Result result = HistoryReplay.replay(golden(path), HistoryReplay.CURRENT_WORKFLOWS);
+
+    assertThat(result.problem()).isNull();
+    assertThat(result.outcome()).isEqualTo(HistoryReplay.Outcome.OK);
+    assertThat(result.events()).isGreaterThan(10);
+  }
+
+  @Test
+  void theCliReportsNonDeterminismAfterAnIncompatibleChange() {
+    String file = GoldenHistories.DIR.resolve("rag.json").toString();
+
+    Run current = cli(HistoryReplay.CURRENT_WORKFLOWS, "--file", file);
+    Run changed = cli(List.of(TimerFirst.class, DeadLetterTicketWorkflowImpl.class), "--file", file);
+
+    assertThat(current.exit()).as(current.output()).isEqualTo(ReplayCli.OK);
+    assertThat(current.output()).startsWith("OK rag ");
+    assertThat(changed.exit()).as(changed.output()).isEqualTo(ReplayCli.NON_DETERMINISTIC);
+    assertThat(changed.output())
+        .startsWith("NON-DETERMINISTIC rag ")
+        .contains("Workflow.getVersion");
+  }
+
+  @Test
+  void theCliRefusesBadArguments() {
+    assertThat(cli(HistoryReplay.CURRENT_WORKFLOWS).exit()).isEqualTo(ReplayCli.ERROR);
+    assertThat(cli(HistoryReplay.CURRENT_WORKFLOWS, "--file").exit()).isEqualTo(ReplayCli.ERROR);
+    Run missing = cli(HistoryReplay.CURRENT_WORKFLOWS, "--file", "no-such-history.json");
+    assertThat(missing.exit()).isEqualTo(ReplayCli.ERROR);
+    assertThat(missing.output()).contains("could not load the history");
+  }
+
+  /** The incompatible change: a timer before anything else, which no recorded history has. */
+  public static class TimerFirst extends QuestionWorkflowImpl {
+    @Override
+    public Answer answer(Question question) {
+      Workflow.sleep(Duration.ofSeconds(1));
+      return super.answer(question);
+    }
+  }
+
+  private record Run(int exit, String output) {}
+
+  private static Run cli(List<Class<?>> implementations, String... args) {
+    ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+    int exit = ReplayCli.run(args, implementations, new PrintStream(buffer, true, StandardCharsets.UTF_8));
+    return new Run(exit, buffer.toString(StandardCharsets.UTF_8));
+  }
+
+  private static WorkflowExecutionHistory golden(String path) throws IOException {
+    return WorkflowExecutionHistory.fromJson(Files.readString(GoldenHistories.DIR.resolve(path + ".json")), path);
+  }
+}
