@@ -21,7 +21,11 @@ public record CsProperties(
     Map<String, Lane> lanes,
     FlowControl flowControl,
     Api api,
-    Sessions sessions) {
+    Sessions sessions,
+    Admin admin) {
+
+  /** The admin API (/api/v1/admin): its key ({@code ADMIN_API_KEY}); blank turns the admin API off. */
+  public record Admin(String apiKey) {}
 
   /**
    * A model lane: the model's calls run on their own task queue whose server-side rate limit is the model's quota

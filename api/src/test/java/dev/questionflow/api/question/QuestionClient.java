@@ -14,18 +14,18 @@ import org.springframework.http.MediaType;
 import org.springframework.test.web.servlet.MockMvc;
 
 /** The chat caller's side of the API tests: submit a question, poll its status until a stage is reached. */
-final class QuestionClient {
+public final class QuestionClient {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final MockMvc mvc;
 
-  QuestionClient(MockMvc mvc) {
+  public QuestionClient(MockMvc mvc) {
     this.mvc = mvc;
   }
 
   /** POSTs the body and returns the 202 answer. */
-  JsonNode ask(String body) throws Exception {
+  public JsonNode ask(String body) throws Exception {
     String response =
         mvc.perform(post("/api/v1/questions").contentType(MediaType.APPLICATION_JSON).content(body))
             .andExpect(MockMvcResultMatchers.status().isAccepted())
@@ -46,7 +46,7 @@ final class QuestionClient {
   }
 
   /** Polls the status until the stage is reached; fails with the last status seen after 30 s. */
-  JsonNode awaitStage(String workflowId, String stage) {
+  public JsonNode awaitStage(String workflowId, String stage) {
     AtomicReference<JsonNode> last = new AtomicReference<>();
     await()
         .atMost(Duration.ofSeconds(30))
