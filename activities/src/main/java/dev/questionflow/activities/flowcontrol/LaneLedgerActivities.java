@@ -9,11 +9,14 @@ import java.util.Map;
 
 /**
  * The question workflow's view of a lane's queue: position from the ledger, ETA from the lane's current rate and
- * the mean duration of its recent calls: {@code eta = (position + 1) / rate + mean processing time}.
+ * the mean duration of its recent calls: {@code eta = (position + 1) / service rate + mean processing time}, where
+ * the service rate is the lane's rate limit or, when a busy lane serves slower than that, what it served lately.
  */
 public class LaneLedgerActivities implements LaneActivities {
 
   private static final Duration STATS_WINDOW = Duration.ofSeconds(60);
+  static final long SERVICE_SECONDS = 10;
+  static final long MIN_CALLS_FOR_SERVICE_RATE = 3;
 
   private final LaneLedger ledger;
   private final Map<String, Double> configuredRates;
@@ -38,9 +41,27 @@ public class LaneLedgerActivities implements LaneActivities {
   }
 
   private LaneSnapshot snapshot(String lane, long position) {
-    double rate = Math.max(0.01, ledger.rate(lane, configuredRates.getOrDefault(lane, 1.0)));
+    double limit = Math.max(0.01, ledger.rate(lane, configuredRates.getOrDefault(lane, 1.0)));
+    double rate = position > 0 ? serviceRate(lane, limit) : limit;
     long mean = Math.round(ledger.stats(lane, STATS_WINDOW).meanLatencyMillis());
     double eta = position < 0 ? 0 : (position + 1) / rate + mean / 1000.0;
     return new LaneSnapshot(position, rate, mean, eta, clock.millis());
+  }
+
+  /**
+   * How fast a lane with a backlog actually serves: its rate limit, or less when the model's latency and the
+   * workers' concurrency cap hold it back (e.g. 1 call at a time of 2.5 s serves 0.4/s whatever the limit). Taken
+   * from the calls finished in the last {@value #SERVICE_SECONDS} complete seconds (the current second is still
+   * counting), and only for a question with others ahead: a backlog means the lane is busy, so its recent
+   * throughput is its capacity, whereas a quiet lane's few calls say nothing about how fast it could go.
+   */
+  private double serviceRate(String lane, double limit) {
+    long calls =
+        ledger.stats(lane, Duration.ofSeconds(SERVICE_SECONDS + 1)).calls()
+            - ledger.stats(lane, Duration.ofSeconds(1)).calls();
+    if (calls < MIN_CALLS_FOR_SERVICE_RATE) {
+      return limit;
+    }
+    return Math.min(limit, (double) calls / SERVICE_SECONDS);
   }
 }

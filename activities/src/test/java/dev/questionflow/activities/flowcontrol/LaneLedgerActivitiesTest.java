@@ -1,0 +1,114 @@
+package dev.questionflow.activities.flowcontrol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.questionflow.workflows.lane.LaneEntry;
+import dev.questionflow.workflows.lane.LaneSnapshot;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Position and ETA as a waiting question sees them, on the in-memory ledger with a clock the test moves. */
+class LaneLedgerActivitiesTest {
+
+  private static final String LANE = "model-primary";
+
+  private final MovableClock clock = new MovableClock();
+  private final InMemoryLaneLedger ledger = new InMemoryLaneLedger(clock);
+  private final LaneLedgerActivities activities = new LaneLedgerActivities(ledger, Map.of(LANE, 10.0), clock);
+
+  /** {@code calls} calls of {@code latencyMillis}, spread evenly over the next {@code seconds}. */
+  private void serve(int calls, long latencyMillis, double seconds) {
+    long step = (long) (seconds * 1000 / calls);
+    for (int i = 0; i < calls; i++) {
+      clock.advance(step);
+      ledger.finished(LANE, true, latencyMillis);
+    }
+  }
+
+  private LaneSnapshot enter(String workflowId) {
+    return activities.enterLane(new LaneEntry(LANE, workflowId, 3));
+  }
+
+  @Test
+  void aBusyLaneThatServesBelowItsLimitGivesEtasFromWhatItServes() {
+    serve(4, 2500, 10); // one call of 2.5 s at a time: 0.4/s although the limit is 10/s
+    clock.advance(1500);
+    for (int i = 0; i < 5; i++) {
+      enter("q-" + i);
+    }
+
+    LaneSnapshot sixth = enter("q-5");
+
+    assertThat(sixth.position()).isEqualTo(5);
+    assertThat(sixth.ratePerSecond()).isCloseTo(0.4, within(0.05));
+    assertThat(sixth.etaSeconds()).isCloseTo(6 / 0.4 + 2.5, within(2.0));
+  }
+
+  @Test
+  void aLaneServingAtItsLimitIsNeverCreditedAboveIt() {
+    serve(150, 100, 10);
+    clock.advance(1000);
+    enter("q-0");
+
+    LaneSnapshot second = enter("q-1");
+
+    assertThat(second.ratePerSecond()).isEqualTo(10.0);
+    assertThat(second.etaSeconds()).isCloseTo(2 / 10.0 + 0.1, within(0.01));
+  }
+
+  @Test
+  void theNextInLineOrAQuietLaneUsesTheRateLimit() {
+    serve(2, 2500, 10); // too few calls to say anything about capacity
+    clock.advance(1000);
+
+    LaneSnapshot first = enter("q-0");
+    LaneSnapshot second = enter("q-1");
+
+    assertThat(first.position()).isZero();
+    assertThat(first.ratePerSecond()).isEqualTo(10.0);
+    assertThat(second.ratePerSecond()).isEqualTo(10.0);
+  }
+
+  @Test
+  void aQuestionWhoseCallStartedIsNoLongerWaiting() {
+    enter("q-0");
+    ledger.started(LANE, "q-0");
+
+    LaneSnapshot snapshot = activities.laneSnapshot(new LaneEntry(LANE, "q-0", 3));
+
+    assertThat(snapshot.waiting()).isFalse();
+    assertThat(snapshot.etaSeconds()).isZero();
+  }
+
+  private static final class MovableClock extends Clock {
+    private long millis = 1_800_000_000_000L;
+
+    void advance(long by) {
+      millis += by;
+    }
+
+    @Override
+    public long millis() {
+      return millis;
+    }
+
+    @Override
+    public Instant instant() {
+      return Instant.ofEpochMilli(millis);
+    }
+
+    @Override
+    public ZoneOffset getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(java.time.ZoneId zone) {
+      return this;
+    }
+  }
+}
