@@ -117,6 +117,22 @@ final class AppProcess implements AutoCloseable {
         HttpResponse.BodyHandlers.ofString());
   }
 
+  /** Any request, with headers as name, value pairs (body null: none). */
+  HttpResponse<String> send(String method, String path, String body, String... headers)
+      throws IOException, InterruptedException {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(uri(path))
+            .timeout(Duration.ofSeconds(30))
+            .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+    if (body != null) {
+      request.header("Content-Type", "application/json");
+    }
+    for (int i = 0; i + 1 < headers.length; i += 2) {
+      request.header(headers[i], headers[i + 1]);
+    }
+    return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
   /** POSTs a question and returns the 202 body. */
   JsonNode ask(String sessionId, String clientMsgId, String text) throws Exception {
     String body =

@@ -30,6 +30,12 @@ final class Infra {
     return env("IT_TEMPORAL_ADDRESS", "127.0.0.1:7233");
   }
 
+  /** The dev server's Web UI (bin/dev-services: port 8233 on the frontend's host). */
+  static String temporalUiAddress() {
+    String host = temporalAddress().replaceFirst(":\\d+$", "");
+    return env("IT_TEMPORAL_UI_ADDRESS", host + ":8233");
+  }
+
   static String redisUrl() {
     return env("IT_REDIS_URL", "redis://127.0.0.1:6379");
   }

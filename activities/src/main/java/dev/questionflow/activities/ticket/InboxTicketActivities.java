@@ -20,6 +20,8 @@ import java.util.Optional;
  */
 public class InboxTicketActivities implements TicketActivities {
 
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(InboxTicketActivities.class);
+
   private final TicketInbox inbox;
   private final Optional<HelpdeskWebhook> helpdesk;
   private final Clock clock;
@@ -66,6 +68,9 @@ public class InboxTicketActivities implements TicketActivities {
                 null,
                 null,
                 null));
+    // the line support staff search for (WorkflowId and requestId are in the MDC); no message text
+    log.info("ticket {} opened for {} (intent {}, priority {})", ticketId, request.userId(), request.intent(),
+        request.priority());
     return new TicketRef(ticketId, ticket.deliveredAt() != null);
   }
 

@@ -22,7 +22,14 @@ public record CsProperties(
     FlowControl flowControl,
     Api api,
     Sessions sessions,
-    Admin admin) {
+    Admin admin,
+    LogSampling logSampling) {
+
+  /**
+   * Sampling of repeated fallback lines (WARN only; ERROR, INFO, DEBUG never): per logger and message template,
+   * the first {@code firstPerWindow} lines per {@code window}, then one in {@code thenOneIn}.
+   */
+  public record LogSampling(List<String> loggers, int firstPerWindow, int thenOneIn, Duration window) {}
 
   /** The admin API (/api/v1/admin): its key ({@code ADMIN_API_KEY}); blank turns the admin API off. */
   public record Admin(String apiKey) {}

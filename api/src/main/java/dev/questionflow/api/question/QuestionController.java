@@ -3,20 +3,18 @@ package dev.questionflow.api.question;
 import dev.questionflow.api.ratelimit.AccessLimiter;
 import dev.questionflow.api.ratelimit.Admission;
 import dev.questionflow.api.ratelimit.AdmittedQuestion;
+import dev.questionflow.api.web.RequestIdFilter;
 import dev.questionflow.workflows.question.QuestionStatus;
 import io.swagger.v3.oas.annotations.Operation;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.validation.Valid;
 import java.net.URI;
-import java.util.UUID;
-import java.util.regex.Pattern;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
-import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
@@ -25,8 +23,6 @@ import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 @RequestMapping("/api/v1/questions")
 class QuestionController {
 
-  static final String REQUEST_ID = "X-Request-Id";
-  private static final Pattern SAFE_REQUEST_ID = Pattern.compile("[A-Za-z0-9._:-]{1,64}");
 
   private final QuestionService questions;
   private final StatusStreams streams;
@@ -42,11 +38,8 @@ class QuestionController {
   @PostMapping(consumes = MediaType.APPLICATION_JSON_VALUE)
   ResponseEntity<AdmittedQuestion> ask(
       @Valid @RequestBody AskRequest request,
-      @RequestHeader(name = REQUEST_ID, required = false) String requestId,
       HttpServletRequest http) {
-    String traced = requestId != null && SAFE_REQUEST_ID.matcher(requestId).matches()
-        ? requestId
-        : UUID.randomUUID().toString();
+    String traced = RequestIdFilter.current(); // the caller's X-Request-Id when usable (RequestIdFilter)
     // access limits: 429 (per user / per IP) before anything starts; over the global limit it is only "queued"
     Admission admission = limits.admit(request.userId(), limits.clientIp(http));
     Accepted accepted;
@@ -61,7 +54,6 @@ class QuestionController {
     }
     return ResponseEntity.accepted()
         .location(URI.create(accepted.statusUrl()))
-        .header(REQUEST_ID, traced)
         .body(new AdmittedQuestion(accepted, admission.queued()));
   }
 

@@ -32,6 +32,9 @@ public class QuestionService {
 
   private static final Logger log = LoggerFactory.getLogger(QuestionService.class);
 
+  /** The MDC key the Temporal SDK uses on worker threads (its internal LoggerTag.WORKFLOW_ID). */
+  static final String WORKFLOW_ID_LOG_KEY = "WorkflowId";
+
   static final int DEFAULT_PRIORITY = 5;
   static final int VIP_PRIORITY = 9;
 
@@ -89,8 +92,8 @@ public class QuestionService {
     String workflowId = WorkflowIds.forMessage(request.sessionId(), request.clientMsgId());
     Tier tier = request.tier() == null ? Tier.STANDARD : request.tier();
     int priority = tier == Tier.VIP ? VIP_PRIORITY : DEFAULT_PRIORITY;
-    MDC.put("workflowId", workflowId);
-    MDC.put("requestId", requestId);
+    // the SDK's own MDC key, so API and worker lines of one question share the field (requestId: RequestIdFilter)
+    MDC.put(WORKFLOW_ID_LOG_KEY, workflowId);
     try {
       Question question =
           new Question(
@@ -139,8 +142,7 @@ public class QuestionService {
       }
       return new Accepted(workflowId, "/api/v1/questions/" + workflowId, duplicate);
     } finally {
-      MDC.remove("workflowId");
-      MDC.remove("requestId");
+      MDC.remove(WORKFLOW_ID_LOG_KEY);
     }
   }
 

@@ -5,7 +5,12 @@ import dev.questionflow.workflows.ActivityStages;
 import dev.questionflow.workflows.deadletter.DeadLetterTicketWorkflowImpl;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.activity.LocalActivityOptions;
+import io.temporal.client.WorkflowClientOptions;
+import io.temporal.common.context.ContextPropagator;
+import io.temporal.spring.boot.TemporalOptionsCustomizer;
 import io.temporal.spring.boot.WorkflowImplementationOptionsCustomizer;
+import java.util.ArrayList;
+import java.util.List;
 import io.temporal.worker.Worker;
 import io.temporal.common.metadata.POJOWorkflowMethodMetadata;
 import java.util.Map;
@@ -14,6 +19,19 @@ import org.springframework.context.annotation.Configuration;
 
 @Configuration(proxyBeanMethods = false)
 class TemporalConfig {
+
+  /** The request ID travels with each question into its workflow and activities (their log lines carry it). */
+  @Bean
+  TemporalOptionsCustomizer<WorkflowClientOptions.Builder> requestIdPropagation() {
+    return options -> {
+      List<ContextPropagator> propagators = new ArrayList<>();
+      if (options.build().getContextPropagators() != null) {
+        propagators.addAll(options.build().getContextPropagators());
+      }
+      propagators.add(new RequestIdPropagator());
+      return options.setContextPropagators(propagators);
+    };
+  }
 
   /**
    * Applies the per-stage timeouts and retry policies of application.yml to every workflow implementation; the

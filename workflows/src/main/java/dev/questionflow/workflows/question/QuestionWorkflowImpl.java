@@ -517,6 +517,8 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
         SearchAttributes.ANSWER_LEVEL.valueSet(result.level().name()),
         SearchAttributes.STAGE.valueSet(finalStage.name()));
     recordMetrics(result);
+    // one line per outcome (replay-safe logger: not repeated on replay); the MDC has WorkflowId and requestId
+    log.info("{} at {} level{}", finalStage, result.level(), result.reason() == null ? "" : ": " + result.reason());
     return result;
   }
 

@@ -51,7 +51,7 @@ public final class HistoryReplay {
   }
 
   public record Result(
-      String workflowId, String runId, String workflowType, int events, Outcome outcome, String problem) {
+      String workflowId, String workflowType, int events, Outcome outcome, String problem) {
 
     public boolean ok() {
       return outcome == Outcome.OK;
@@ -109,6 +109,6 @@ public final class HistoryReplay {
   private static Result result(WorkflowExecutionHistory history, String type, Outcome outcome, String problem) {
     var execution = history.getWorkflowExecution();
     return new Result(
-        execution.getWorkflowId(), execution.getRunId(), type, history.getEvents().size(), outcome, problem);
+        execution.getWorkflowId(), type, history.getEvents().size(), outcome, problem);
   }
 }

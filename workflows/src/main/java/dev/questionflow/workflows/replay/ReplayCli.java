@@ -29,6 +29,9 @@ public final class ReplayCli {
   static final int NON_DETERMINISTIC = 1;
   static final int ERROR = 2;
 
+  /** A history and the run it came from (null when read from a file, whose JSON has only the events). */
+  private record Loaded(WorkflowExecutionHistory history, String runId) {}
+
   private ReplayCli() {}
 
   public static void main(String[] args) {
@@ -66,12 +69,12 @@ public final class ReplayCli {
       usage(out);
       return ERROR;
     }
-    List<WorkflowExecutionHistory> histories = new ArrayList<>();
+    List<Loaded> histories = new ArrayList<>();
     try {
       for (Path file : files) {
         // the JSON has only the events: the file name stands in for the workflow ID in the report
         String name = file.getFileName().toString().replaceFirst("\\.json$", "");
-        histories.add(WorkflowExecutionHistory.fromJson(Files.readString(file), name));
+        histories.add(new Loaded(WorkflowExecutionHistory.fromJson(Files.readString(file), name), null));
       }
       if (workflowId != null) {
         histories.add(fetch(workflowId, runId, out));
@@ -81,9 +84,9 @@ public final class ReplayCli {
       return ERROR;
     }
     int exit = OK;
-    for (WorkflowExecutionHistory history : histories) {
-      HistoryReplay.Result result = HistoryReplay.replay(history, implementations);
-      report(result, out);
+    for (Loaded loaded : histories) {
+      HistoryReplay.Result result = HistoryReplay.replay(loaded.history(), implementations);
+      report(result, loaded.runId(), out);
       exit = Math.max(exit, switch (result.outcome()) {
         case OK -> OK;
         case NON_DETERMINISTIC -> NON_DETERMINISTIC;
@@ -93,9 +96,9 @@ public final class ReplayCli {
     return exit;
   }
 
-  static void report(HistoryReplay.Result r, PrintStream out) {
-    // a history read from a file carries no run ID: the SDK's placeholder is left out
-    String run = r.runId().equals("run_id_in_replay") ? "" : "run " + r.runId() + ", ";
+  static void report(HistoryReplay.Result r, String runId, PrintStream out) {
+    // a history read from a file carries no run ID
+    String run = runId == null ? "" : "run " + runId + ", ";
     String which = r.workflowId() + " (" + run + r.workflowType() + ", " + r.events() + " events)";
     switch (r.outcome()) {
       case OK -> out.println("OK " + which + ": replays against the current workflow code");
@@ -111,7 +114,7 @@ public final class ReplayCli {
     }
   }
 
-  private static WorkflowExecutionHistory fetch(String workflowId, String runId, PrintStream out) {
+  private static Loaded fetch(String workflowId, String runId, PrintStream out) {
     String address = env("TEMPORAL_ADDRESS", "127.0.0.1:7233");
     String namespace = env("TEMPORAL_NAMESPACE", "default");
     out.println("fetching " + workflowId + " from " + address + " (namespace " + namespace + ")");
@@ -120,7 +123,9 @@ public final class ReplayCli {
     try {
       WorkflowClient client =
           WorkflowClient.newInstance(stubs, WorkflowClientOptions.newBuilder().setNamespace(namespace).build());
-      return runId == null ? client.fetchHistory(workflowId) : client.fetchHistory(workflowId, runId);
+      // the latest run unless one is named; its ID is asked for first so the report can name it
+      String run = runId != null ? runId : client.newUntypedWorkflowStub(workflowId).describe().getExecution().getRunId();
+      return new Loaded(client.fetchHistory(workflowId, run), run);
     } finally {
       stubs.shutdownNow();
     }
