@@ -339,9 +339,15 @@ class LaneBenchmarkIT {
       long myCall = callNanos(calls, n);
       int worst = 0;
       long lastVipCall = calls.get(lastVip).receivedNanos();
+      // the accuracy promise is for single-priority traffic: a question that VIPs overtook while it waited carries
+      // the overtaking in its (never increasing) position, so only its monotony and its 0 are checked
+      long firstSample = waiting.get(0).atNanos();
+      long overtakenBy = calls.stream()
+          .filter(c -> number(c) >= standard && c.receivedNanos() > firstSample && c.receivedNanos() < myCall)
+          .count();
       for (Sample s : waiting) {
-        if (s.atNanos() < lastVipCall) {
-          continue; // the accuracy promise is for single-priority traffic: VIPs still arriving may overtake
+        if (s.atNanos() < lastVipCall || overtakenBy > 0) {
+          continue;
         }
         long servedBetween = calls.stream().filter(c -> c.receivedNanos() > s.atNanos() && c.receivedNanos() < myCall)
             .map(LaneBenchmarkIT::number).distinct().count();
@@ -354,9 +360,12 @@ class LaneBenchmarkIT {
       // the ETA of the first sample taken while waiting, against the wait from that sample to the call
       double actual = (myCall - firstWithEta.atNanos()) / 1e9;
       System.out.printf("[flow] #%d: %d samples, first position %d with ETA %d s, actual wait from then %.1f s;"
-          + " worst position error beyond the tolerance %d%n",
-          n, waiting.size(), firstWithEta.position(), firstWithEta.eta(), actual, worst);
-      softly.assertThat((double) firstWithEta.eta()).as("#%d ETA", n).isBetween(actual * 0.75, actual * 1.25);
+          + " worst position error beyond the tolerance %s%n",
+          n, waiting.size(), firstWithEta.position(), firstWithEta.eta(), actual,
+          overtakenBy > 0 ? "(not checked: " + overtakenBy + " VIPs overtook it)" : Integer.toString(worst));
+      if (overtakenBy == 0 && actual > 0) { // actual <= 0: the call had started when the status was read
+        softly.assertThat((double) firstWithEta.eta()).as("#%d ETA", n).isBetween(actual * 0.75, actual * 1.25);
+      }
     }
     softly.assertAll();
   }

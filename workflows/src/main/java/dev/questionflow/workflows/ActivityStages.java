@@ -14,7 +14,9 @@ public final class ActivityStages {
       Map.of(
           "generation", List.of("GenerateAnswer"),
           "ticket", List.of("OpenTicket", "MarkTicketUndelivered", "CloseTicket"),
-          "ticket-delivery", List.of("DeliverTicket"));
+          "ticket-delivery", List.of("DeliverTicket"),
+          // scheduled with the lane call, so the ledger's order is the server's (QuestionWorkflowImpl)
+          "lane-entry", List.of("EnterLane"));
 
   /**
    * Local activities of the question workflow: short steps that run in the worker's own process (the FAQ matchers,

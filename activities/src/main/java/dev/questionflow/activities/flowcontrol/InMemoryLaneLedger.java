@@ -20,7 +20,11 @@ public final class InMemoryLaneLedger implements LaneLedger {
   private final Map<String, Map<String, Double>> scores = new HashMap<>();
   private final Map<String, Deque<Call>> calls = new HashMap<>();
   private final Map<String, Double> rates = new HashMap<>();
+  /** Questions whose call started (lane -> workflow ID -> when), so a late entry is not counted as waiting. */
+  private final Map<String, Map<String, Long>> startedAt = new HashMap<>();
   private long seq;
+
+  private static final java.time.Duration STARTED_KEPT = java.time.Duration.ofMinutes(10);
 
   public InMemoryLaneLedger(Clock clock) {
     this.clock = clock;
@@ -28,6 +32,12 @@ public final class InMemoryLaneLedger implements LaneLedger {
 
   @Override
   public synchronized long enter(String lane, String workflowId, int priorityKey) {
+    Map<String, Long> started = startedAt.computeIfAbsent(lane, l -> new HashMap<>());
+    long cutoff = clock.millis() - STARTED_KEPT.toMillis();
+    started.values().removeIf(at -> at < cutoff);
+    if (started.containsKey(workflowId)) {
+      return -1;
+    }
     Map<String, Double> byId = scores.computeIfAbsent(lane, l -> new HashMap<>());
     if (!byId.containsKey(workflowId)) {
       double score = RedisLaneLedger.score(priorityKey, ++seq);
@@ -48,6 +58,7 @@ public final class InMemoryLaneLedger implements LaneLedger {
 
   @Override
   public synchronized void started(String lane, String workflowId) {
+    startedAt.computeIfAbsent(lane, l -> new HashMap<>()).put(workflowId, clock.millis());
     Double score = scores.getOrDefault(lane, new HashMap<>()).remove(workflowId);
     if (score != null) {
       waiting.get(lane).remove(score);
@@ -61,6 +72,19 @@ public final class InMemoryLaneLedger implements LaneLedger {
     while (deque.size() > 100_000) {
       deque.removeFirst();
     }
+  }
+
+  @Override
+  public synchronized long[] callsPerSecond(String lane, int seconds) {
+    long now = clock.millis() / 1000;
+    long[] counts = new long[seconds];
+    for (Call c : calls.getOrDefault(lane, new ArrayDeque<>())) {
+      int i = (int) (c.at() / 1000 - (now - seconds));
+      if (i >= 0 && i < seconds) {
+        counts[i]++;
+      }
+    }
+    return counts;
   }
 
   @Override

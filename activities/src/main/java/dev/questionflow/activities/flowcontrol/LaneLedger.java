@@ -9,13 +9,16 @@ import java.time.Duration;
  */
 public interface LaneLedger {
 
-  /** Marks the question as waiting (idempotent per workflow ID) and returns how many wait ahead of it. */
+  /**
+   * Marks the question as waiting (idempotent per workflow ID) and returns how many wait ahead of it; -1 (and no
+   * entry) when its call already started, which happens when the lane was free.
+   */
   long enter(String lane, String workflowId, int priorityKey);
 
   /** Questions ahead of this one, or -1 when it is not waiting (its call started, or it never entered). */
   long position(String lane, String workflowId);
 
-  /** The question's model call started: it leaves the waiting line. */
+  /** The question's model call started: it leaves the waiting line (and a later {@link #enter} is ignored). */
   void started(String lane, String workflowId);
 
   /** Records one finished model call of the lane. */
@@ -23,6 +26,12 @@ public interface LaneLedger {
 
   /** Calls finished in the last {@code window}. */
   LaneStats stats(String lane, Duration window);
+
+  /**
+   * Calls finished in each of the last {@code seconds} complete seconds of the clock (oldest first; the current,
+   * still counting second is left out).
+   */
+  long[] callsPerSecond(String lane, int seconds);
 
   /** The lane's current rate limit (calls/s), or {@code fallback} when none was set. */
   double rate(String lane, double fallback);

@@ -51,17 +51,28 @@ public class LaneLedgerActivities implements LaneActivities {
   /**
    * How fast a lane with a backlog actually serves: its rate limit, or less when the model's latency and the
    * workers' concurrency cap hold it back (e.g. 1 call at a time of 2.5 s serves 0.4/s whatever the limit). Taken
-   * from the calls finished in the last {@value #SERVICE_SECONDS} complete seconds (the current second is still
-   * counting), and only for a question with others ahead: a backlog means the lane is busy, so its recent
-   * throughput is its capacity, whereas a quiet lane's few calls say nothing about how fast it could go.
+   * from the calls finished in the last {@value #SERVICE_SECONDS} complete seconds, over the span from the first to
+   * the last second that had any (a lane that started 3 s ago served its calls in 3 s, not in 10), and only for a
+   * question with others ahead: a backlog means the lane is busy, so its recent throughput is its capacity, whereas
+   * a quiet lane's few calls say nothing about how fast it could go.
    */
   private double serviceRate(String lane, double limit) {
-    long calls =
-        ledger.stats(lane, Duration.ofSeconds(SERVICE_SECONDS + 1)).calls()
-            - ledger.stats(lane, Duration.ofSeconds(1)).calls();
-    if (calls < MIN_CALLS_FOR_SERVICE_RATE) {
+    long[] perSecond = ledger.callsPerSecond(lane, (int) SERVICE_SECONDS);
+    int first = -1;
+    int last = -1;
+    long calls = 0;
+    for (int i = 0; i < perSecond.length; i++) {
+      if (perSecond[i] > 0) {
+        first = first < 0 ? i : first;
+        last = i;
+        calls += perSecond[i];
+      }
+    }
+    if (calls < MIN_CALLS_FOR_SERVICE_RATE || last == first) {
       return limit;
     }
-    return Math.min(limit, (double) calls / SERVICE_SECONDS);
+    // n calls spread from the first busy second to the last: n - 1 intervals (whole seconds only, so no edge second
+    // counts as a full second of service)
+    return Math.min(limit, (double) (calls - 1) / (last - first));
   }
 }

@@ -17,6 +17,9 @@ import java.util.List;
  *       ({@code cs:lane:L:seq}): the server's dispatch order, so a member's rank is the number of questions ahead;
  *   <li>{@code cs:lane:L:enqueued} sorted set, score = entry time: entries older than {@code staleAfter} (a question
  *       that died while waiting) are dropped on the next entry so they cannot inflate positions;
+ *   <li>{@code cs:lane:L:started} sorted set, score = start time: questions whose call started, kept for
+ *       {@code staleAfter}, so an entry that arrives after its call started (the entry and the call are scheduled
+ *       together) is not counted as waiting;
  *   <li>{@code cs:lane:L:stats:<epoch second>} hash {@code calls, ok, latency} (expires after 2 windows);
  *   <li>{@code cs:lane:L:rate} the current (adaptive) rate; {@code cs:lane:L:controller} the controller's lease.
  * </ul>
@@ -28,6 +31,10 @@ public final class RedisLaneLedger implements LaneLedger {
   private static final String ENTER =
       """
       local now = tonumber(ARGV[3])
+      redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now - tonumber(ARGV[4]))
+      if redis.call('ZSCORE', KEYS[4], ARGV[1]) then
+        return -1
+      end
       local stale = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now - tonumber(ARGV[4]))
       for _, id in ipairs(stale) do
         redis.call('ZREM', KEYS[1], id)
@@ -41,6 +48,13 @@ public final class RedisLaneLedger implements LaneLedger {
       return redis.call('ZRANK', KEYS[1], ARGV[1])
       """;
 
+  private static final String STARTED =
+      """
+      redis.call('ZREM', KEYS[1], ARGV[1])
+      redis.call('ZREM', KEYS[2], ARGV[1])
+      redis.call('ZADD', KEYS[3], tonumber(ARGV[2]), ARGV[1])
+      """;
+
   private static final String STATS =
       """
       local calls, ok, latency = 0, 0, 0
@@ -51,6 +65,15 @@ public final class RedisLaneLedger implements LaneLedger {
         latency = latency + (tonumber(v[3]) or 0)
       end
       return {calls, ok, latency}
+      """;
+
+  private static final String PER_SECOND =
+      """
+      local counts = {}
+      for i, key in ipairs(KEYS) do
+        counts[i] = tonumber(redis.call('HGET', key, 'calls')) or 0
+      end
+      return counts
       """;
 
   private static final String LEAD =
@@ -87,7 +110,7 @@ public final class RedisLaneLedger implements LaneLedger {
         redis.eval(
             ENTER,
             ScriptOutputType.INTEGER,
-            new String[] {key(lane, "waiting"), key(lane, "seq"), key(lane, "enqueued")},
+            new String[] {key(lane, "waiting"), key(lane, "seq"), key(lane, "enqueued"), key(lane, "started")},
             workflowId,
             Integer.toString(priorityKey),
             Long.toString(clock.millis()),
@@ -103,8 +126,12 @@ public final class RedisLaneLedger implements LaneLedger {
 
   @Override
   public void started(String lane, String workflowId) {
-    redis.zrem(key(lane, "waiting"), workflowId);
-    redis.zrem(key(lane, "enqueued"), workflowId);
+    redis.eval(
+        STARTED,
+        ScriptOutputType.STATUS,
+        new String[] {key(lane, "waiting"), key(lane, "enqueued"), key(lane, "started")},
+        workflowId,
+        Long.toString(clock.millis()));
   }
 
   @Override
@@ -128,6 +155,17 @@ public final class RedisLaneLedger implements LaneLedger {
     List<Long> sums = redis.eval(STATS, ScriptOutputType.MULTI, keys.toArray(String[]::new));
     long calls = sums.get(0);
     return new LaneStats(calls, sums.get(1), calls == 0 ? 0 : (double) sums.get(2) / calls);
+  }
+
+  @Override
+  public long[] callsPerSecond(String lane, int seconds) {
+    long now = clock.millis() / 1000;
+    String[] keys = new String[seconds];
+    for (int i = 0; i < seconds; i++) {
+      keys[i] = key(lane, "stats:" + (now - seconds + i));
+    }
+    List<Long> counts = redis.eval(PER_SECOND, ScriptOutputType.MULTI, keys);
+    return counts.stream().mapToLong(Long::longValue).toArray();
   }
 
   @Override

@@ -61,6 +61,18 @@ class LaneLedgerActivitiesTest {
   }
 
   @Test
+  void aLaneThatStartedServingAFewSecondsAgoIsJudgedByThoseSecondsOnly() {
+    clock.advance(20_000); // idle
+    serve(30, 100, 3); // then 10/s for 3 s: not 3/s over a 10 s window
+    clock.advance(1500);
+    enter("q-0");
+
+    LaneSnapshot second = enter("q-1");
+
+    assertThat(second.ratePerSecond()).isCloseTo(10.0, within(1.0));
+  }
+
+  @Test
   void theNextInLineOrAQuietLaneUsesTheRateLimit() {
     serve(2, 2500, 10); // too few calls to say anything about capacity
     clock.advance(1000);
@@ -82,6 +94,17 @@ class LaneLedgerActivitiesTest {
 
     assertThat(snapshot.waiting()).isFalse();
     assertThat(snapshot.etaSeconds()).isZero();
+  }
+
+  @Test
+  void anEntryAfterItsCallStartedIsNotWaiting() {
+    ledger.started(LANE, "q-0"); // a free lane: the call started before its EnterLane ran
+
+    LaneSnapshot late = enter("q-0");
+    LaneSnapshot next = enter("q-1");
+
+    assertThat(late.waiting()).isFalse();
+    assertThat(next.position()).isZero();
   }
 
   private static final class MovableClock extends Clock {

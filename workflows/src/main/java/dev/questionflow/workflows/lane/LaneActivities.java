@@ -5,8 +5,9 @@ import io.temporal.activity.ActivityMethod;
 
 /**
  * The shared ledger of a model lane's queue (Redis across instances): questions waiting for the lane's task queue,
- * in the order the Temporal server dispatches them (priority, then arrival). Run as local activities: one marker
- * event each, so a waiting question costs O(1) history events per refresh interval.
+ * in the order the Temporal server dispatches them (priority, then arrival). {@code enterLane} runs as a regular
+ * activity scheduled together with the lane call (so it reaches the ledger in the server's order), the refreshes as
+ * local activities (one marker event each): a waiting question costs O(1) history events per refresh interval.
  */
 @ActivityInterface
 public interface LaneActivities {

@@ -72,6 +72,16 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
    */
   static final long NEAR_FRONT = 2;
   static final double PROJECTION_FACTOR = 0.9;
+  /**
+   * Version 1: the question joins the lane's ledger through a regular EnterLane activity scheduled in the same
+   * workflow task as its lane call, so both tasks are created together and the ledger's order is the order in which
+   * the server queues the calls. Before (default version), a local activity joined the ledger before the call was
+   * scheduled; under load the workflow task that scheduled the call could complete seconds later, so the ledger's
+   * order and the server's differed by dozens of places.
+   */
+  static final String LANE_ENTRY_WITH_CALL = "lane-entry-with-call";
+  /** At most this long for an EnterLane still running after its call finished (its schedule-to-close is 10 s). */
+  private static final Duration LANE_ENTRY_WAIT = Duration.ofSeconds(10);
 
   private final IntentActivities intents = Workflow.newLocalActivityStub(IntentActivities.class);
   private final RetrievalActivities retrieval = Workflow.newLocalActivityStub(RetrievalActivities.class);
@@ -79,6 +89,8 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
   private final TemplateActivities templates = Workflow.newLocalActivityStub(TemplateActivities.class);
   private final TicketActivities tickets = Workflow.newActivityStub(TicketActivities.class);
   private final LaneActivities laneLedger = Workflow.newLocalActivityStub(LaneActivities.class);
+  /** EnterLane as a regular activity, scheduled together with the lane call (see {@link #LANE_ENTRY_WITH_CALL}). */
+  private final LaneActivities laneEntries = Workflow.newActivityStub(LaneActivities.class);
   private final SessionActivities sessions = Workflow.newLocalActivityStub(SessionActivities.class);
 
   private Stage stage = Stage.RECEIVED;
@@ -236,6 +248,8 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
     GenerationRequest request = new GenerationRequest(text, knowledge, model, sessionId);
     String laneQueue = policy.lanes().get(model);
     GenerationActivities lane = generation;
+    LaneEntry entry = null;
+    boolean entryWithCall = false;
     if (laneQueue != null) {
       int key = Priorities.toTemporalKey(priority);
       lane =
@@ -247,15 +261,16 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
                   .setSummary(model + " model on lane " + laneQueue + ", priority " + priority)
                   .build());
       // the ledger is keyed by the lane's task queue: deployments sharing a Redis keep separate lines
-      enterQueue(new LaneEntry(laneQueue, Workflow.getInfo().getWorkflowId(), key));
-      if (queued != null && queued.position() > 0) {
-        // waiting behind others for the lane does not count against the chain budget: allow twice the expected
-        // wait, at most the SPEC's 60 s (also enforced by the lane activity's schedule-to-start timeout)
-        long allowance = Math.min(policy.maxQueueWaitSeconds(), (long) Math.ceil(2 * queued.etaSeconds()));
-        left = left.plusSeconds(allowance);
+      entry = new LaneEntry(laneQueue, Workflow.getInfo().getWorkflowId(), key);
+      entryWithCall = Workflow.getVersion(LANE_ENTRY_WITH_CALL, Workflow.DEFAULT_VERSION, 1) == 1;
+      if (!entryWithCall) {
+        enterQueue(entry);
+        left = left.plus(queueAllowance(policy));
       }
     }
     GenerationActivities laneStub = lane;
+    LaneEntry laneEntryNow = entry;
+    boolean entering = entryWithCall;
     Duration raceFor = left;
     if (queued == null) {
       details("asking the " + model + " model" + (laneQueue == null ? "" : " (lane " + laneQueue + ")"));
@@ -265,14 +280,39 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
         Workflow.newCancellationScope(
             () -> {
               racing.add(Async.function(laneStub::generateAnswer, request));
-              racing.add(Workflow.newTimer(raceFor));
+              racing.add(
+                  entering
+                      ? Async.function(laneEntries::enterLane, laneEntryNow)
+                      : Workflow.newTimer(raceFor));
             });
     scope.run();
     @SuppressWarnings("unchecked")
     Promise<GenerationResult> call = (Promise<GenerationResult>) racing.get(0);
     Promise<?> timer = racing.get(1);
+    CancellationScope timerScope = null;
+    Promise<?> entered = entering ? racing.get(1) : null;
+    if (entering) {
+      // the snapshot comes back within milliseconds; a call that finishes first had a free lane
+      Workflow.await(raceFor, () -> entered.isCompleted() || call.isCompleted());
+      @SuppressWarnings("unchecked")
+      Promise<LaneSnapshot> snapshot = (Promise<LaneSnapshot>) entered;
+      queueEntered(snapshot, entry);
+      Duration timerFor = budgetLeft(policy).plus(queueAllowance(policy));
+      List<Promise<?>> timers = new ArrayList<>(1);
+      timerScope = Workflow.newCancellationScope(() -> timers.add(Workflow.newTimer(timerFor)));
+      timerScope.run();
+      timer = timers.get(0);
+    }
     awaitLane(call, timer, policy);
+    if (entered != null) {
+      // a free lane's call can finish before its EnterLane: let that finish rather than cancel it, or its
+      // completion would land while this workflow completes and cost a workflow task retry (UnhandledCommand)
+      Workflow.await(LANE_ENTRY_WAIT, entered::isCompleted);
+    }
     scope.cancel(); // stops the loser: the timer, or the abandoned model call
+    if (timerScope != null) {
+      timerScope.cancel();
+    }
     if (!call.isCompleted()) {
       problems.add(model + " model: over the " + policy.chainBudgetSeconds() + " s chain budget");
       Workflow.getMetricsScope().tagged(Map.of("model", model)).counter("cs_budget_exceeded_total").inc(1);
@@ -295,14 +335,31 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
 
   /** Joins the lane's ledger; a ledger failure only costs the queue position, never the answer. */
   private void enterQueue(LaneEntry entry) {
+    LaneSnapshot snapshot = null;
     try {
-      LaneSnapshot snapshot = laneLedger.enterLane(entry);
-      queued = snapshot.waiting() ? conservative(snapshot, snapshot.ratePerSecond()) : null;
-      lastSnapshot = snapshot;
+      snapshot = laneLedger.enterLane(entry);
     } catch (ActivityFailure e) {
       log.warn("lane ledger unavailable, no queue position: {}", failureType(e));
-      queued = null;
     }
+    joined(snapshot, entry);
+  }
+
+  /** The result of the EnterLane activity scheduled with the call (not completed: the call finished first). */
+  private void queueEntered(Promise<LaneSnapshot> entered, LaneEntry entry) {
+    LaneSnapshot snapshot = null;
+    if (entered.isCompleted()) {
+      try {
+        snapshot = entered.get();
+      } catch (ActivityFailure e) {
+        log.warn("lane ledger unavailable, no queue position: {}", failureType(e));
+      }
+    }
+    joined(snapshot, entry);
+  }
+
+  private void joined(LaneSnapshot snapshot, LaneEntry entry) {
+    queued = snapshot != null && snapshot.waiting() ? conservative(snapshot, snapshot.ratePerSecond()) : null;
+    lastSnapshot = snapshot;
     laneEntry = entry;
     if (queued != null) {
       describeWait();
@@ -312,6 +369,17 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
           SearchAttributes.WAITING_SINCE.valueSet(
               OffsetDateTime.ofInstant(Instant.ofEpochMilli(Workflow.currentTimeMillis()), ZoneOffset.UTC)));
     }
+  }
+
+  /**
+   * Waiting behind others for the lane does not count against the chain budget: allow twice the expected wait, at
+   * most the SPEC's 60 s (also enforced by the lane activity's schedule-to-start timeout).
+   */
+  private Duration queueAllowance(QuestionPolicy policy) {
+    if (queued == null || queued.position() <= 0) {
+      return Duration.ZERO;
+    }
+    return Duration.ofSeconds(Math.min(policy.maxQueueWaitSeconds(), (long) Math.ceil(2 * queued.etaSeconds())));
   }
 
   /**

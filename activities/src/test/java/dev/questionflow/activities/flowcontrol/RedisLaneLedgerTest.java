@@ -1,0 +1,72 @@
+package dev.questionflow.activities.flowcontrol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The lane ledger's line in a real Redis at IT_REDIS_URL (default redis://127.0.0.1:6379); skipped when none answers. */
+class RedisLaneLedgerTest {
+
+  private static final String URL = Objects.requireNonNullElse(System.getenv("IT_REDIS_URL"), "redis://127.0.0.1:6379");
+
+  private RedisClient client;
+  private StatefulRedisConnection<String, String> connection;
+  private RedisLaneLedger ledger;
+  private final String lane = "test-lane-" + UUID.randomUUID();
+
+  @BeforeEach
+  void connect() {
+    client = RedisClient.create(URL);
+    try {
+      connection = client.connect();
+    } catch (RuntimeException e) {
+      client.shutdown();
+      Assumptions.abort("no Redis at " + URL + ": " + e.getMessage());
+    }
+    ledger = new RedisLaneLedger(connection, Clock.systemUTC(), Duration.ofMinutes(5));
+  }
+
+  @AfterEach
+  void close() {
+    if (connection != null) {
+      for (String suffix : new String[] {"waiting", "seq", "enqueued", "started"}) {
+        connection.sync().del("cs:lane:" + lane + ":" + suffix);
+      }
+      connection.close();
+    }
+    client.shutdown();
+  }
+
+  @Test
+  void theLineIsOrderedByPriorityKeyThenArrivalAndAStartedCallLeavesIt() {
+    assertThat(ledger.enter(lane, "q-1", 3)).isZero();
+    assertThat(ledger.enter(lane, "q-2", 3)).isEqualTo(1);
+    assertThat(ledger.enter(lane, "vip", 1)).isZero(); // a lower key is served first
+    assertThat(ledger.enter(lane, "q-1", 3)).as("idempotent").isEqualTo(1);
+
+    ledger.started(lane, "vip");
+
+    assertThat(ledger.position(lane, "q-1")).isZero();
+    assertThat(ledger.position(lane, "q-2")).isEqualTo(1);
+    assertThat(ledger.position(lane, "vip")).isEqualTo(-1);
+  }
+
+  @Test
+  void anEntryArrivingAfterItsCallStartedIsNotCountedAsWaiting() {
+    ledger.enter(lane, "q-1", 3);
+    ledger.started(lane, "q-2"); // a free lane: the call started before its EnterLane ran
+
+    assertThat(ledger.enter(lane, "q-2", 3)).isEqualTo(-1);
+    assertThat(ledger.position(lane, "q-2")).isEqualTo(-1);
+    assertThat(ledger.enter(lane, "q-3", 3)).as("q-2 takes no place in the line").isEqualTo(1);
+  }
+}
