@@ -34,11 +34,32 @@ final class BucketLaneThrottle implements LaneThrottle {
   static final Duration MAX_LATENESS = Duration.ofMillis(20);
   /** A caller late for this many slots in a row goes anyway: the process is too starved to keep any spacing. */
   static final int MAX_RESERVATIONS = 5;
+  /** The release window is this much longer than n / rate: room for the call's way from here to the model. */
+  static final double WINDOW_MARGIN = 1.01;
+  /** Returns 0 and logs the release, or the microseconds to wait until the n-th last release leaves the window. */
+  private static final String WINDOW_LOG =
+      """
+      local t = redis.call('TIME')
+      local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+      local n = tonumber(ARGV[1])
+      if redis.call('LLEN', KEYS[1]) >= n then
+        local wait = tonumber(redis.call('LINDEX', KEYS[1], n - 1)) + tonumber(ARGV[2]) - now
+        if wait > 0 then
+          return wait
+        end
+      end
+      redis.call('LPUSH', KEYS[1], now)
+      redis.call('LTRIM', KEYS[1], 0, n - 1)
+      redis.call('PEXPIRE', KEYS[1], 60000)
+      return 0
+      """;
 
   private final RedisBuckets redis;
   private final LocalBuckets local;
   private final Counter fallbacks;
   private final Counter lateSlots;
+  private final Counter windowWaits;
+  private final Map<String, java.util.ArrayDeque<Long>> localReleases = new ConcurrentHashMap<>();
   /** The spacing this instance last gave each lane's bucket (in Redis and locally), to reconfigure on a change. */
   private final Map<String, Long> redisSpacing = new ConcurrentHashMap<>();
   private final Map<String, Long> localSpacing = new ConcurrentHashMap<>();
@@ -55,6 +76,9 @@ final class BucketLaneThrottle implements LaneThrottle {
     this.local = local;
     this.fallbacks = Counter.builder("cs_lane_throttle_fallback_total")
         .description("Lane throttle decisions taken by per-instance buckets because Redis failed").register(meters);
+    this.windowWaits = Counter.builder("cs_lane_throttle_window_waits_total")
+        .description("Lane calls held back by the one-second cap (the spacing alone would have put them over it)")
+        .register(meters);
     this.lateSlots = Counter.builder("cs_lane_throttle_late_total")
         .description("Lane slots given up because the caller woke too late for them (a stall)").register(meters);
   }
@@ -78,6 +102,7 @@ final class BucketLaneThrottle implements LaneThrottle {
       try {
         reserve(redis, redisSpacing, lane, spacingNanos, configuration,
             reserving.computeIfAbsent(lane, l -> new ReentrantLock(true)));
+        capWindow(lane, callsPerSecond, true);
         return;
       } catch (RuntimeException e) {
         fallbacks.increment();
@@ -85,6 +110,52 @@ final class BucketLaneThrottle implements LaneThrottle {
       }
     }
     reserve(local, localSpacing, lane, spacingNanos, configuration, null);
+    capWindow(lane, callsPerSecond, false);
+  }
+
+  /**
+   * The hard cap behind the spacing: a call is released only if fewer than {@code n = floor(rate)} calls of the lane
+   * were released in the last {@code n / rate} seconds (plus {@link #WINDOW_MARGIN} for the way to the model), else
+   * it waits until the oldest of those leaves the window. The spacing alone keeps every window at the quota only
+   * while the callers wake on time; a caller a few milliseconds late next to one on time puts 11 calls into a
+   * second. Checked at the moment of release against a log of the last n releases, in Redis (Redis's clock, so the
+   * instances agree) or per instance without it. Hand-written: Bucket4j has token buckets, not a sliding-window log.
+   */
+  void capWindow(String lane, double callsPerSecond, boolean shared) throws InterruptedException {
+    int n = Math.max(1, (int) Math.floor(callsPerSecond + 1e-9));
+    long windowMicros = (long) (n / callsPerSecond * 1e6 * WINDOW_MARGIN);
+    for (int attempt = 0; attempt < MAX_RESERVATIONS * 10; attempt++) {
+      long waitMicros = shared
+          ? redis.evalInteger(WINDOW_LOG, new String[] {key(lane) + ":released"}, Integer.toString(n),
+              Long.toString(windowMicros))
+          : localWindow(lane, n, windowMicros);
+      if (waitMicros <= 0) {
+        return;
+      }
+      windowWaits.increment();
+      java.util.concurrent.locks.LockSupport.parkNanos(waitMicros * 1000);
+      if (Thread.interrupted()) {
+        throw new InterruptedException();
+      }
+    }
+  }
+
+  private long localWindow(String lane, int n, long windowMicros) {
+    java.util.ArrayDeque<Long> released = localReleases.computeIfAbsent(lane, l -> new java.util.ArrayDeque<>());
+    synchronized (released) {
+      long now = System.nanoTime() / 1000;
+      if (released.size() >= n) {
+        long wait = released.peekFirst() + windowMicros - now;
+        if (wait > 0) {
+          return wait;
+        }
+      }
+      released.addLast(now);
+      while (released.size() > n) {
+        released.removeFirst();
+      }
+      return 0;
+    }
   }
 
   /**

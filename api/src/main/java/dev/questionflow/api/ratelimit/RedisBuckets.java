@@ -138,6 +138,30 @@ final class RedisBuckets implements BucketStore, AutoCloseable {
         .replaceConfiguration(configuration, TokensInheritanceStrategy.AS_IS);
   }
 
+  /** Runs a Lua script that returns an integer, within this store's request timeout. */
+  long evalInteger(String script, String[] keys, String... args) {
+    StatefulRedisConnection<String, byte[]> current = connection;
+    if (current == null) {
+      connect();
+      throw new IllegalStateException("no Redis connection for the lane throttle (yet)");
+    }
+    byte[][] values = new byte[args.length][];
+    for (int i = 0; i < args.length; i++) {
+      values[i] = args[i].getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+    try {
+      Long result = current.async()
+          .<Long>eval(script, io.lettuce.core.ScriptOutputType.INTEGER, keys, values)
+          .get(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
+      return result == null ? 0 : result;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("Redis script failed: " + e, e);
+    }
+  }
+
   long availableTokens(String key, BucketConfiguration configuration) {
     return proxies().builder().build(key, () -> configuration).getAvailableTokens();
   }

@@ -44,4 +44,24 @@ class BucketLaneThrottleTest {
     }
     assertThat((System.nanoTime() - t1) / 1e6).isGreaterThanOrEqualTo(2 * 1000 / (25 * BucketLaneThrottle.SPACING_MARGIN) - 1);
   }
+
+  @Test
+  void noMoreThanTheRateIsReleasedInAnyWindowEvenWhenCallersComeTogether() throws Exception {
+    io.micrometer.core.instrument.simple.SimpleMeterRegistry meters =
+        new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    BucketLaneThrottle throttle =
+        new BucketLaneThrottle(null, new LocalBuckets(TimeMeter.SYSTEM_NANOTIME, 100), meters);
+    long start = System.nanoTime();
+    for (int i = 0; i < 3; i++) {
+      throttle.capWindow("lane-w", 3.0, false); // as if three late callers woke together
+    }
+    long threeReleased = System.nanoTime();
+
+    throttle.capWindow("lane-w", 3.0, false);
+
+    // the fourth waits until the first has left the window (n / rate = 1 s, plus the margin)
+    assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo((long) (1e9 * BucketLaneThrottle.WINDOW_MARGIN) - 1_000_000);
+    assertThat(threeReleased - start).isLessThan(500_000_000L);
+    assertThat(meters.counter("cs_lane_throttle_window_waits_total").count()).isGreaterThanOrEqualTo(1);
+  }
 }
