@@ -447,6 +447,14 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
         s.position(), rate * PROJECTION_FACTOR, s.meanProcessingMillis(), s.etaSeconds(), s.atEpochMillis());
   }
 
+  /**
+   * A stub whose next call carries {@code summary} (the Web UI's "Events with Metadata"); timeouts and retries
+   * still come from the per-type options of application.yml, which an explicit stub is merged with.
+   */
+  private static <T> T summarized(Class<T> activities, String summary) {
+    return Workflow.newActivityStub(activities, ActivityOptions.newBuilder().setSummary(summary).build());
+  }
+
   /** "waiting for model lane model-primary, position 12, about 40 s": one line for a person in the Web UI. */
   private void describeWait() {
     details(
@@ -502,7 +510,8 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
     String workflowId = Workflow.getInfo().getWorkflowId();
     List<String> candidates = found.hits().stream().map(FaqHit::faqId).toList();
     TicketRef ticket =
-        tickets.openTicket(
+        summarized(TicketActivities.class, "hand over to a person (intent " + intent + ", priority " + priority + ")")
+            .openTicket(
             new TicketRequest(
                 workflowId,
                 question.sessionId(),
@@ -529,7 +538,8 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
     if (!replied) {
       return handedOver;
     }
-    tickets.closeTicket(new TicketClosing(ticketId, staffReply.agent(), staffReply.text()));
+    summarized(TicketActivities.class, "record " + staffReply.agent() + "'s reply on ticket " + ticketId)
+        .closeTicket(new TicketClosing(ticketId, staffReply.agent(), staffReply.text()));
     return finish(
         new Answer(staffReply.text(), AnswerLevel.HUMAN, null, ticketId, null, null), Stage.ANSWERED);
   }
@@ -545,7 +555,7 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
     saga.addCompensation(
         () -> tickets.markTicketUndelivered(new TicketUndelivered(ticketId, deliveryError[0])));
     try {
-      tickets.deliverTicket(ticketId);
+      summarized(TicketActivities.class, "deliver ticket " + ticketId + " to the helpdesk").deliverTicket(ticketId);
     } catch (ActivityFailure e) {
       deliveryError[0] = failureMessage(e);
       log.error("helpdesk did not take ticket {}: {}; compensating", ticketId, deliveryError[0]);

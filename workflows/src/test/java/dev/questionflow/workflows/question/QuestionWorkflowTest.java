@@ -78,8 +78,9 @@ class QuestionWorkflowTest {
     worker.registerWorkflowImplementationTypes(
         WorkflowImplementationOptions.newBuilder()
             .setDefaultActivityOptions(options)
-            // per-type options, as the app declares them: the lane stub merges these with its task queue
-            .setActivityOptions(java.util.Map.of("GenerateAnswer", options))
+            // per-type options, as the app declares them: stubs with their own options (the lane, summaries) are
+            // merged with these
+            .setActivityOptions(perType(options))
             .setDefaultLocalActivityOptions(
                 LocalActivityOptions.newBuilder().setStartToCloseTimeout(Duration.ofSeconds(2)).build())
             .build(),
@@ -386,6 +387,13 @@ class QuestionWorkflowTest {
     assertThat(answer.text()).isEqualTo("Second answer.");
     assertThat(activities.generationRequests).singleElement()
         .satisfies(r -> assertThat(r.sessionId()).isEqualTo("s1"));
+  }
+
+  private static java.util.Map<String, ActivityOptions> perType(ActivityOptions options) {
+    java.util.Map<String, ActivityOptions> byType = new java.util.HashMap<>();
+    dev.questionflow.workflows.ActivityStages.ACTIVITY_TYPES.values()
+        .forEach(types -> types.forEach(type -> byType.put(type, options)));
+    return byType;
   }
 
   /** The workflow's current details, read through the SDK's built-in metadata query as the Web UI does. */
