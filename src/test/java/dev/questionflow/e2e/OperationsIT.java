@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -79,11 +80,24 @@ class OperationsIT {
   @Order(1)
   void aWaitingQuestionIsFoundInTheWebUiByItsStageAndItsDetailsShowThePosition() throws Exception {
     String run = Long.toString(System.nanoTime(), 36);
-    for (int i = 0; i < 12; i++) {
+    for (int i = 0; i < 14; i++) {
       answered.add(app.ask("ops-" + run + "-" + i, "m1", IN_FAQ).get("workflowId").asText());
     }
-    String waiting = answered.get(answered.size() - 1);
-    app.awaitStage(waiting, "WAITING_IN_QUEUE", Duration.ofSeconds(20));
+    // the one furthest back (the server's order, not the order of submission): at 2.5 s a call, one at a time, a
+    // question with 8 ahead waits 20 s more, time enough for the checks below
+    AtomicReference<String> furthestBack = new AtomicReference<>();
+    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(300)).until(() -> {
+      int most = -1;
+      for (String id : answered) {
+        JsonNode status = app.status(id);
+        if ("WAITING_IN_QUEUE".equals(status.path("stage").asText()) && status.path("queuePosition").asInt() > most) {
+          most = status.path("queuePosition").asInt();
+          furthestBack.set(id);
+        }
+      }
+      return most >= 8;
+    });
+    String waiting = furthestBack.get();
 
     // what a person reads in the Web UI's "Current Details" (the SDK's metadata query, as the UI uses it)
     String details =
