@@ -80,6 +80,11 @@ class LaneBenchmarkIT {
    */
   private static final int WARM_UP = 100;
 
+  /** The lane ledger's waiting line in Redis (RedisLaneLedger's key for the primary lane). */
+  private static String waitingKey() {
+    return "cs:lane:" + taskQueue + "-model-primary:waiting";
+  }
+
   private static void warmUp() throws Exception {
     long before = model.calls().size();
     ExecutorService pool = Executors.newFixedThreadPool(8);
@@ -100,7 +105,15 @@ class LaneBenchmarkIT {
     pool.shutdown();
     org.awaitility.Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(500))
         .until(() -> model.calls().size() - before >= WARM_UP);
-    Thread.sleep(3000); // the lane idle again: the ledger's line empty, the throttle's bucket full
+    // the lane idle again before the burst: its ledger's line empty (and so the throttle's bucket full again)
+    io.lettuce.core.RedisClient redis = io.lettuce.core.RedisClient.create(Infra.redisUrl());
+    try (var connection = redis.connect()) {
+      String waitingKey = waitingKey();
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).pollDelay(Duration.ofSeconds(1))
+          .pollInterval(Duration.ofMillis(200)).until(() -> connection.sync().zcard(waitingKey) == 0);
+    } finally {
+      redis.shutdown();
+    }
     System.out.printf("[flow] warm-up: %d questions answered through the lane before the measured burst%n", WARM_UP);
   }
 
@@ -112,7 +125,7 @@ class LaneBenchmarkIT {
     List<long[]> backlog = Collections.synchronizedList(new ArrayList<>());
     io.lettuce.core.RedisClient redis = io.lettuce.core.RedisClient.create(Infra.redisUrl());
     var redisConnection = redis.connect();
-    String waitingKey = "cs:lane:" + taskQueue + "-model-primary:waiting";
+    String waitingKey = waitingKey();
     var sampler = Executors.newSingleThreadScheduledExecutor();
     sampler.scheduleAtFixedRate(() -> backlog.add(new long[] {System.nanoTime(),
         redisConnection.sync().zcard(waitingKey)}), 0, 100, TimeUnit.MILLISECONDS);

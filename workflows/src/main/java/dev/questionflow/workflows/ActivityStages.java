@@ -1,5 +1,6 @@
 package dev.questionflow.workflows;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -37,4 +38,11 @@ public final class ActivityStages {
       Map.of("dead-letter-delivery", List.of("DeliverTicket"), "ticket", List.of("MarkTicketUndelivered"));
 
   private ActivityStages() {}
+
+  /** The same options for every activity type of {@code typesByStage} (replay, tests). */
+  public static <T> Map<String, T> sameForEveryType(Map<String, List<String>> typesByStage, T options) {
+    Map<String, T> byType = new HashMap<>();
+    typesByStage.values().forEach(types -> types.forEach(type -> byType.put(type, options)));
+    return byType;
+  }
 }

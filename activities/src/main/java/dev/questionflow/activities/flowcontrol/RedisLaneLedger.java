@@ -6,7 +6,6 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -147,25 +146,28 @@ public final class RedisLaneLedger implements LaneLedger {
 
   @Override
   public LaneStats stats(String lane, Duration window) {
-    long now = clock.millis() / 1000;
-    List<String> keys = new ArrayList<>();
-    for (long s = now - window.toSeconds() + 1; s <= now; s++) {
-      keys.add(key(lane, "stats:" + s));
-    }
-    List<Long> sums = redis.eval(STATS, ScriptOutputType.MULTI, keys.toArray(String[]::new));
+    // the window ends with the current second
+    String[] keys = statsKeys(lane, clock.millis() / 1000 - window.toSeconds() + 1, (int) window.toSeconds());
+    List<Long> sums = redis.eval(STATS, ScriptOutputType.MULTI, keys);
     long calls = sums.get(0);
     return new LaneStats(calls, sums.get(1), calls == 0 ? 0 : (double) sums.get(2) / calls);
   }
 
   @Override
   public long[] callsPerSecond(String lane, int seconds) {
-    long now = clock.millis() / 1000;
-    String[] keys = new String[seconds];
-    for (int i = 0; i < seconds; i++) {
-      keys[i] = key(lane, "stats:" + (now - seconds + i));
-    }
+    // complete seconds only: the current one is left out
+    String[] keys = statsKeys(lane, clock.millis() / 1000 - seconds, seconds);
     List<Long> counts = redis.eval(PER_SECOND, ScriptOutputType.MULTI, keys);
     return counts.stream().mapToLong(Long::longValue).toArray();
+  }
+
+  /** The per-second stats buckets of {@code count} seconds from {@code firstSecond} (epoch seconds), oldest first. */
+  private static String[] statsKeys(String lane, long firstSecond, int count) {
+    String[] keys = new String[count];
+    for (int i = 0; i < count; i++) {
+      keys[i] = key(lane, "stats:" + (firstSecond + i));
+    }
+    return keys;
   }
 
   @Override

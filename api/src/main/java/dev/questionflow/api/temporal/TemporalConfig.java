@@ -25,8 +25,9 @@ class TemporalConfig {
   TemporalOptionsCustomizer<WorkflowClientOptions.Builder> requestIdPropagation() {
     return options -> {
       List<ContextPropagator> propagators = new ArrayList<>();
-      if (options.build().getContextPropagators() != null) {
-        propagators.addAll(options.build().getContextPropagators());
+      List<ContextPropagator> configured = options.build().getContextPropagators();
+      if (configured != null) {
+        propagators.addAll(configured);
       }
       propagators.add(new RequestIdPropagator());
       return options.setContextPropagators(propagators);

@@ -247,30 +247,27 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
     List<FaqHit> knowledge = found.matched() ? List.of(found.best()) : List.of();
     GenerationRequest request = new GenerationRequest(text, knowledge, model, sessionId);
     String laneQueue = policy.lanes().get(model);
-    GenerationActivities lane = generation;
-    LaneEntry entry = null;
-    boolean entryWithCall = false;
-    if (laneQueue != null) {
-      int key = Priorities.toTemporalKey(priority);
-      lane =
-          Workflow.newActivityStub(
-              GenerationActivities.class,
-              ActivityOptions.newBuilder()
-                  .setTaskQueue(laneQueue)
-                  .setPriority(Priority.newBuilder().setPriorityKey(key).build())
-                  .setSummary(model + " model on lane " + laneQueue + ", priority " + priority)
-                  .build());
-      // the ledger is keyed by the lane's task queue: deployments sharing a Redis keep separate lines
-      entry = new LaneEntry(laneQueue, Workflow.getInfo().getWorkflowId(), key);
-      entryWithCall = Workflow.getVersion(LANE_ENTRY_WITH_CALL, Workflow.DEFAULT_VERSION, 1) == 1;
-      if (!entryWithCall) {
-        enterQueue(entry);
-        left = left.plus(queueAllowance(policy));
-      }
+    // the ledger is keyed by the lane's task queue: deployments sharing a Redis keep separate lines
+    LaneEntry entry =
+        laneQueue == null
+            ? null
+            : new LaneEntry(laneQueue, Workflow.getInfo().getWorkflowId(), Priorities.toTemporalKey(priority));
+    boolean entering =
+        entry != null && Workflow.getVersion(LANE_ENTRY_WITH_CALL, Workflow.DEFAULT_VERSION, 1) == 1;
+    GenerationActivities laneStub =
+        entry == null
+            ? generation
+            : Workflow.newActivityStub(
+                GenerationActivities.class,
+                ActivityOptions.newBuilder()
+                    .setTaskQueue(laneQueue)
+                    .setPriority(Priority.newBuilder().setPriorityKey(entry.priorityKey()).build())
+                    .setSummary(model + " model on lane " + laneQueue + ", priority " + priority)
+                    .build());
+    if (entry != null && !entering) {
+      enterQueue(entry);
+      left = left.plus(queueAllowance(policy));
     }
-    GenerationActivities laneStub = lane;
-    LaneEntry laneEntryNow = entry;
-    boolean entering = entryWithCall;
     Duration raceFor = left;
     if (queued == null) {
       details("asking the " + model + " model" + (laneQueue == null ? "" : " (lane " + laneQueue + ")"));
@@ -282,7 +279,7 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
               racing.add(Async.function(laneStub::generateAnswer, request));
               racing.add(
                   entering
-                      ? Async.function(laneEntries::enterLane, laneEntryNow)
+                      ? Async.function(laneEntries::enterLane, entry)
                       : Workflow.newTimer(raceFor));
             });
     scope.run();

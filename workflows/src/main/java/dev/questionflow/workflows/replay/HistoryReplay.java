@@ -11,9 +11,7 @@ import io.temporal.worker.Worker;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.WorkflowImplementationOptions;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Replays a recorded workflow history against workflow code, the way a worker does after a restart: the code must
@@ -40,15 +38,10 @@ public final class HistoryReplay {
       WorkflowImplementationOptions.newBuilder()
           .setDefaultActivityOptions(ANY_ACTIVITY)
           .setDefaultLocalActivityOptions(ANY_LOCAL_ACTIVITY)
-          .setActivityOptions(everyType(ActivityStages.ACTIVITY_TYPES, ANY_ACTIVITY))
-          .setLocalActivityOptions(everyType(ActivityStages.LOCAL_ACTIVITY_TYPES, ANY_LOCAL_ACTIVITY))
+          .setActivityOptions(ActivityStages.sameForEveryType(ActivityStages.ACTIVITY_TYPES, ANY_ACTIVITY))
+          .setLocalActivityOptions(
+              ActivityStages.sameForEveryType(ActivityStages.LOCAL_ACTIVITY_TYPES, ANY_LOCAL_ACTIVITY))
           .build();
-
-  private static <T> Map<String, T> everyType(Map<String, List<String>> typesByStage, T options) {
-    Map<String, T> byType = new HashMap<>();
-    typesByStage.values().forEach(types -> types.forEach(type -> byType.put(type, options)));
-    return byType;
-  }
 
   public record Result(
       String workflowId, String workflowType, int events, Outcome outcome, String problem) {

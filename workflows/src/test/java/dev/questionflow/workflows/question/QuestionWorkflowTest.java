@@ -2,6 +2,7 @@ package dev.questionflow.workflows.question;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.questionflow.workflows.ActivityStages;
 import dev.questionflow.workflows.SearchAttributes;
 import dev.questionflow.workflows.replay.GoldenHistories;
 import dev.questionflow.workflows.generation.GenerationActivities;
@@ -80,7 +81,7 @@ class QuestionWorkflowTest {
             .setDefaultActivityOptions(options)
             // per-type options, as the app declares them: stubs with their own options (the lane, summaries) are
             // merged with these
-            .setActivityOptions(perType(options))
+            .setActivityOptions(ActivityStages.sameForEveryType(ActivityStages.ACTIVITY_TYPES, options))
             .setDefaultLocalActivityOptions(
                 LocalActivityOptions.newBuilder().setStartToCloseTimeout(Duration.ofSeconds(2)).build())
             .build(),
@@ -387,13 +388,6 @@ class QuestionWorkflowTest {
     assertThat(answer.text()).isEqualTo("Second answer.");
     assertThat(activities.generationRequests).singleElement()
         .satisfies(r -> assertThat(r.sessionId()).isEqualTo("s1"));
-  }
-
-  private static java.util.Map<String, ActivityOptions> perType(ActivityOptions options) {
-    java.util.Map<String, ActivityOptions> byType = new java.util.HashMap<>();
-    dev.questionflow.workflows.ActivityStages.ACTIVITY_TYPES.values()
-        .forEach(types -> types.forEach(type -> byType.put(type, options)));
-    return byType;
   }
 
   /** The workflow's current details, read through the SDK's built-in metadata query as the Web UI does. */
