@@ -20,8 +20,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-/** The packaged app (api/target/questionflow-exec.jar) as a real OS process, as an operator runs it. */
+/**
+ * The packaged app (api/target/questionflow-exec.jar) as a real OS process, as an operator runs it: with a caller,
+ * a staff and an admin key, so trial mode is off. {@link #get} and {@link #post} present the key the path needs (as
+ * a chat back end, an agent or an operator would); {@link #send} presents only the headers it is given.
+ */
 final class AppProcess implements AutoCloseable {
+
+  static final String CALLER_KEY = "e2e-caller-key-0123456789";
+  static final String STAFF_KEY = "e2e-staff-key-0123456789";
+  static final String ADMIN_KEY = "e2e-admin-key-0123456789";
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
@@ -47,8 +55,14 @@ final class AppProcess implements AutoCloseable {
     // the same stored indexes as bin/run and the api tests: built once, reused while pack and model are unchanged
     env.put("FAQ_INDEX_DIR", Infra.repoRoot().resolve("data").resolve("faq-index").toString());
     env.put("LLM_BASE_URL", "");
+    env.put("CALLER_API_KEYS", "e2e-backend:" + CALLER_KEY);
+    env.put("STAFF_API_KEYS", "e2e-agent:" + STAFF_KEY);
+    env.put("ADMIN_API_KEY", ADMIN_KEY);
+    // shared by every instance of a test, as a deployment shares it: a question's ID must not depend on the instance
+    env.put("WORKFLOW_ID_SECRET", "e2e-workflow-id-secret-0123456789");
     env.putAll(overrides);
     Path log = Infra.workDir().resolve(name + ".log");
+    Files.deleteIfExists(log); // a restart appends; a new start must not show an earlier build's lines
     AppProcess app = new AppProcess(env, log, port);
     app.launch();
     return app;
@@ -97,20 +111,52 @@ final class AppProcess implements AutoCloseable {
     return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
   }
 
+  Path log() {
+    return log;
+  }
+
+  int port() {
+    return port;
+  }
+
   URI uri(String path) {
     return URI.create("http://127.0.0.1:" + port + path);
   }
 
+  /**
+   * The {@code Authorization} value for a path, from this app's configured keys: questions take the (first) caller
+   * key, tickets the staff key, the admin API and the actuator (health details too) the admin key; null when that
+   * key is not configured.
+   */
+  String credentialsFor(String path) {
+    String key;
+    if (path.startsWith("/api/v1/questions")) {
+      String first = env.getOrDefault("CALLER_API_KEYS", "").split(",")[0].trim();
+      key = first.isEmpty() ? "" : first.split(":")[1];
+    } else if (path.startsWith("/api/v1/tickets")) {
+      String first = env.getOrDefault("STAFF_API_KEYS", "").split(",")[0].trim();
+      key = first.isEmpty() ? "" : first.split(":")[1];
+    } else if (path.startsWith("/api/v1/admin") || path.startsWith("/actuator")) {
+      key = env.getOrDefault("ADMIN_API_KEY", "");
+    } else {
+      key = "";
+    }
+    return key.isBlank() ? null : "Bearer " + key;
+  }
+
+  private HttpRequest.Builder withCredentials(String path) {
+    HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(10));
+    String credentials = credentialsFor(path);
+    return credentials == null ? request : request.header("Authorization", credentials);
+  }
+
   HttpResponse<String> get(String path) throws IOException, InterruptedException {
-    return HTTP.send(
-        HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(10)).GET().build(),
-        HttpResponse.BodyHandlers.ofString());
+    return HTTP.send(withCredentials(path).GET().build(), HttpResponse.BodyHandlers.ofString());
   }
 
   HttpResponse<String> post(String path, String json) throws IOException, InterruptedException {
     return HTTP.send(
-        HttpRequest.newBuilder(uri(path))
-            .timeout(Duration.ofSeconds(10))
+        withCredentials(path)
             .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString(json))
             .build(),
@@ -146,7 +192,14 @@ final class AppProcess implements AutoCloseable {
   }
 
   JsonNode status(String workflowId) throws Exception {
-    HttpResponse<String> response = get("/api/v1/questions/" + workflowId);
+    return status(workflowId, credentialsFor("/api/v1/questions"));
+  }
+
+  /** The status as the holder of these credentials sees it (staff see every question; callers their own). */
+  JsonNode status(String workflowId, String authorization) throws Exception {
+    HttpResponse<String> response = authorization == null
+        ? send("GET", "/api/v1/questions/" + workflowId, null)
+        : send("GET", "/api/v1/questions/" + workflowId, null, "Authorization", authorization);
     if (response.statusCode() != 200) {
       throw new AssertionError("GET status answered " + response.statusCode() + ": " + response.body());
     }

@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -29,6 +31,23 @@ import org.yaml.snakeyaml.Yaml;
 class DockerComposeFileTest {
 
     private static final String COMPOSE_FILE = "docker-compose-temporal.yml";
+
+    /**
+     * A variable compose refuses to run without: ${NAME:?message}. Not ${NAME?message}, which accepts an empty
+     * value (redis-server --requirepass "" means no password), and not ${NAME:-default} or ${NAME}, which let
+     * the stack start with a known or empty password.
+     */
+    private static final Pattern REQUIRED_VARIABLE = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*):\\?[^}]*}");
+
+    /** environment keys whose values are secrets (by suffix, so *_PASSWORD_FILE paths are not) */
+    private static final Pattern SECRET_KEY = Pattern.compile("(?i).*(PASSWORD|PASSWD|PWD|SECRET|TOKEN|REDISCLI_AUTH)");
+
+    /**
+     * redis-cli's password option followed by REDIS_PASSWORD: from the container's environment ($$ in the file,
+     * expanded by the healthcheck's shell) or interpolated by compose from a required variable
+     */
+    private static final Pattern REDIS_CLI_AUTH = Pattern.compile(
+            "(?:^|\\s)(?:-a|--pass)\\s+[\"']?(\\$\\$\\{?REDIS_PASSWORD\\b|\\$\\{REDIS_PASSWORD:\\?[^}]*})");
 
     private static Path repoRoot;
     private static Map<String, Object> services;
@@ -80,6 +99,92 @@ class DockerComposeFileTest {
         }
         assertTrue(names.contains("postgresql"), "temporal depends_on " + names);
         assertEquals("postgres12", environment(service("temporal")).get("DB"));
+    }
+
+    @Test
+    void everyPublishedPortBindsToLoopbackOnly() {
+        List<String> offenders = new ArrayList<>();
+        int published = 0;
+        for (String name : services.keySet()) {
+            if ("host".equals(String.valueOf(service(name).get("network_mode")))) {
+                offenders.add(name + ": network_mode host (every port on every interface)");
+            }
+            for (PortMapping pm : portMappings(name)) {
+                published++;
+                if (!"127.0.0.1".equals(pm.hostIp())) {
+                    offenders.add(name + ": " + pm.spec());
+                }
+            }
+        }
+        assertTrue(offenders.isEmpty(), "ports must be published on 127.0.0.1 only (\"127.0.0.1:HOST:CONTAINER\" or "
+                + "host_ip: 127.0.0.1), not on all interfaces: " + offenders);
+        assertTrue(published >= 3, "expected the temporal, temporal-ui and redis ports, found " + published);
+    }
+
+    @Test
+    void redisRequiresAPasswordFromARequiredVariable() {
+        Object command = service("redis").get("command");
+        assertTrue(command instanceof List<?>, "redis command must be in list (exec) form: " + command);
+        List<String> args = ((List<?>) command).stream().map(String::valueOf).toList();
+        int flag = args.indexOf("--requirepass");
+        assertTrue(flag >= 0 && flag + 1 < args.size(), "redis-server must run with --requirepass <password>: " + args);
+        assertRequiredVariable("REDIS_PASSWORD", args.get(flag + 1), "redis --requirepass");
+    }
+
+    @Test
+    void redisHealthcheckAuthenticates() {
+        Map<String, Object> redis = service("redis");
+        Object test = asMap(redis.get("healthcheck"), "redis healthcheck").get("test");
+        assertNotNull(test, "redis has no healthcheck test");
+        List<String> parts = test instanceof List<?> l
+                ? l.stream().map(String::valueOf).toList()
+                : List.of("CMD-SHELL", String.valueOf(test));
+        String form = parts.get(0);
+        assertTrue(form.equals("CMD") || form.equals("CMD-SHELL"), "unexpected redis healthcheck: " + parts);
+        String cmd = String.join(" ", parts.subList(1, parts.size()));
+        assertTrue(cmd.contains("redis-cli"), "redis healthcheck does not use redis-cli: " + cmd);
+
+        Map<String, String> env = environment(redis);
+        Matcher auth = REDIS_CLI_AUTH.matcher(cmd);
+        if (auth.find()) {
+            if (auth.group(1).startsWith("$$")) {
+                assertEquals("CMD-SHELL", form, "only a shell expands $REDIS_PASSWORD in the healthcheck: " + parts);
+                assertRequiredVariable("REDIS_PASSWORD", env.get("REDIS_PASSWORD"), "redis environment REDIS_PASSWORD");
+            }
+        } else {
+            assertTrue(env.containsKey("REDISCLI_AUTH"), "redis healthcheck must authenticate (redis-cli -a "
+                    + "\"$$REDIS_PASSWORD\" with REDIS_PASSWORD in the environment, or REDISCLI_AUTH): " + cmd);
+            assertRequiredVariable("REDIS_PASSWORD", env.get("REDISCLI_AUTH"), "redis environment REDISCLI_AUTH");
+        }
+        // redis-cli exits 0 on a NOAUTH or WRONGPASS reply, so the healthcheck has to look for the PONG itself
+        assertTrue(cmd.contains("PONG"), "redis healthcheck must check the reply is PONG: " + cmd);
+    }
+
+    @Test
+    void noServiceHasALiteralPassword() {
+        List<String> offenders = new ArrayList<>();
+        int secrets = 0;
+        for (String name : services.keySet()) {
+            for (Map.Entry<String, String> e : environment(service(name)).entrySet()) {
+                if (SECRET_KEY.matcher(e.getKey()).matches()) {
+                    secrets++;
+                    if (e.getValue() == null || !REQUIRED_VARIABLE.matcher(e.getValue()).matches()) {
+                        offenders.add(name + ": " + e.getKey());
+                    }
+                }
+            }
+        }
+        assertTrue(offenders.isEmpty(), "secrets in environment must be required variables ${NAME:?message}, "
+                + "not literals, defaults or pass-through: " + offenders);
+        assertTrue(secrets >= 3, "expected the postgresql, temporal and redis passwords, found " + secrets);
+    }
+
+    @Test
+    void temporalUsesThePostgresqlPassword() {
+        String postgres = environment(service("postgresql")).get("POSTGRES_PASSWORD");
+        String temporal = environment(service("temporal")).get("POSTGRES_PWD");
+        assertRequiredVariable("TEMPORAL_DB_PASSWORD", postgres, "postgresql POSTGRES_PASSWORD");
+        assertRequiredVariable("TEMPORAL_DB_PASSWORD", temporal, "temporal POSTGRES_PWD");
     }
 
     @Test
@@ -147,44 +252,70 @@ class DockerComposeFileTest {
         return env;
     }
 
-    /** [host:]published:target pairs of a service, published -> target, short and long syntax */
-    private static List<int[]> portMappings(String serviceName) {
-        List<int[]> result = new ArrayList<>();
+    private static void assertRequiredVariable(String expectedName, String value, String what) {
+        assertNotNull(value, what + " is not set");
+        Matcher m = REQUIRED_VARIABLE.matcher(value);
+        assertTrue(m.matches(), what + " must be a required variable ${" + expectedName + ":?message} (compose then "
+                + "refuses to start without it), not a literal or a variable with a default: " + value);
+        assertEquals(expectedName, m.group(1), what + " uses the wrong variable");
+    }
+
+    /**
+     * One ports entry. hostIp is null when none is given (all interfaces); published and target are null when
+     * absent or not a single number (a range or a variable).
+     */
+    private record PortMapping(String spec, String hostIp, Integer published, Integer target) {
+    }
+
+    /** [host_ip:][published:]target entries of a service, short and long syntax */
+    private static List<PortMapping> portMappings(String serviceName) {
+        List<PortMapping> result = new ArrayList<>();
         Object ports = service(serviceName).get("ports");
         if (!(ports instanceof List<?> list)) {
             return result;
         }
         for (Object p : list) {
             if (p instanceof Map<?, ?> m) {
-                Object published = m.get("published");
-                Object target = m.get("target");
-                if (published != null && target != null) {
-                    result.add(new int[] {Integer.parseInt(String.valueOf(published)),
-                            Integer.parseInt(String.valueOf(target))});
-                }
+                Object hostIp = m.get("host_ip");
+                result.add(new PortMapping(String.valueOf(m), hostIp == null ? null : String.valueOf(hostIp),
+                        portNumber(m.get("published")), portNumber(m.get("target"))));
             } else {
-                String s = String.valueOf(p);
+                String spec = String.valueOf(p);
+                String s = spec;
                 int slash = s.indexOf('/');
                 if (slash >= 0) {
                     s = s.substring(0, slash);
                 }
-                String[] parts = s.split(":");
-                if (parts.length == 1) {
-                    continue; // container port only, random host port
+                String hostIp = null;
+                if (s.startsWith("[") && s.contains("]:")) { // [IPv6]:published:target
+                    hostIp = s.substring(1, s.indexOf("]:"));
+                    s = s.substring(s.indexOf("]:") + 2);
                 }
-                result.add(new int[] {Integer.parseInt(parts[parts.length - 2]),
-                        Integer.parseInt(parts[parts.length - 1])});
+                String[] parts = s.split(":");
+                if (parts.length >= 3) {
+                    hostIp = String.join(":", List.of(parts).subList(0, parts.length - 2));
+                }
+                Integer published = parts.length >= 2 ? portNumber(parts[parts.length - 2]) : null;
+                result.add(new PortMapping(spec, hostIp, published, portNumber(parts[parts.length - 1])));
             }
         }
         return result;
     }
 
+    private static Integer portNumber(Object o) {
+        String s = o == null ? "" : String.valueOf(o).trim();
+        return s.matches("\\d+") ? Integer.valueOf(s) : null;
+    }
+
     private static List<Integer> publishedPorts(String serviceName) {
-        return portMappings(serviceName).stream().map(pm -> pm[0]).toList();
+        return portMappings(serviceName).stream().map(PortMapping::published).filter(p -> p != null).toList();
     }
 
     private static List<Integer> containerPortsFor(String serviceName, int published) {
-        return portMappings(serviceName).stream().filter(pm -> pm[0] == published).map(pm -> pm[1]).toList();
+        return portMappings(serviceName).stream()
+                .filter(pm -> pm.published() != null && pm.published() == published)
+                .map(PortMapping::target)
+                .toList();
     }
 
     /** host file backing containerPath through one of the service's bind mounts (short or long syntax) */

@@ -134,7 +134,7 @@ class OperationsIT {
     String workflowId = answered.get(0);
     app.awaitStage(workflowId, "ANSWERED", Duration.ofSeconds(90));
 
-    HttpResponse<String> refused = app.get("/api/v1/admin/questions/" + workflowId + "/history");
+    HttpResponse<String> refused = app.send("GET", "/api/v1/admin/questions/" + workflowId + "/history", null);
     assertThat(refused.statusCode()).isEqualTo(401);
     HttpResponse<String> exported = admin("GET", "/questions/" + workflowId + "/history");
     assertThat(exported.statusCode()).isEqualTo(200);

@@ -30,7 +30,7 @@ class RedisTicketInboxIT {
 
   private static Ticket ticket(String id, Instant createdAt) {
     return new Ticket(id, "q-" + id, "s1", "u1", "Why is the sky blue?", "general_question", 5, List.of(), "no match",
-        Ticket.Status.OPEN, createdAt, null, null, null, null, null);
+        Ticket.Status.OPEN, createdAt, null, null, null, null, null, "it-caller");
   }
 
   @Test
@@ -52,7 +52,7 @@ class RedisTicketInboxIT {
       Ticket a = inbox.find(prefix + "-a").orElseThrow();
       inbox.update(new Ticket(a.ticketId(), a.workflowId(), a.sessionId(), a.userId(), a.question(), a.intent(),
           a.priority(), a.candidateFaqIds(), a.reason(), Ticket.Status.ANSWERED, a.createdAt(), null, "alice", "Blue.",
-          Instant.now(), null));
+          Instant.now(), null, a.caller()));
 
       assertThat(inbox.list(Ticket.Status.OPEN, 1)).extracting(Ticket::ticketId).containsExactly(prefix + "-b");
       assertThat(inbox.find(prefix + "-a")).get().extracting(Ticket::reply).isEqualTo("Blue.");

@@ -1,5 +1,7 @@
 package dev.questionflow.api;
 
+import dev.questionflow.api.security.TrialMode;
+import java.util.HashMap;
 import java.util.Map;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -23,6 +25,9 @@ public class QuestionflowApplication {
   static Map<String, Object> defaultsFor(Map<String, String> env) {
     String address = env.get("TEMPORAL_ADDRESS");
     boolean embedded = address == null || address.isBlank();
-    return Map.of("spring.temporal.test-server.enabled", String.valueOf(embedded));
+    Map<String, Object> defaults = new HashMap<>();
+    defaults.put("spring.temporal.test-server.enabled", String.valueOf(embedded));
+    defaults.putAll(TrialMode.defaultsFor(env)); // trial mode listens on loopback only
+    return defaults;
   }
 }

@@ -67,7 +67,8 @@ public class InboxTicketActivities implements TicketActivities {
                 null,
                 null,
                 null,
-                null));
+                null,
+                request.caller()));
     // the line support staff search for (WorkflowId and requestId are in the MDC); no message text
     log.info("ticket {} opened for {} (intent {}, priority {})", ticketId, request.userId(), request.intent(),
         request.priority());

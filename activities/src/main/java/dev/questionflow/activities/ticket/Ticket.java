@@ -9,6 +9,7 @@ import java.util.List;
  * @param deliveredAt when the helpdesk took it (null: not delivered, or no helpdesk configured)
  * @param deliveryError set when the helpdesk did not take it after the question's retries (a dead letter, being
  *     redelivered by its DeadLetterTicket workflow); cleared on delivery
+ * @param caller the caller that asked (null for tickets opened before callers were authenticated)
  */
 public record Ticket(
     String ticketId,
@@ -26,7 +27,8 @@ public record Ticket(
     String agent,
     String reply,
     Instant answeredAt,
-    String deliveryError) {
+    String deliveryError,
+    String caller) {
 
   public enum Status {
     OPEN,
@@ -35,16 +37,16 @@ public record Ticket(
 
   Ticket delivered(Instant at) {
     return new Ticket(ticketId, workflowId, sessionId, userId, question, intent, priority, candidateFaqIds, reason,
-        status, createdAt, at, agent, reply, answeredAt, null);
+        status, createdAt, at, agent, reply, answeredAt, null, caller);
   }
 
   Ticket answered(String byAgent, String replyText, Instant at) {
     return new Ticket(ticketId, workflowId, sessionId, userId, question, intent, priority, candidateFaqIds, reason,
-        Status.ANSWERED, createdAt, deliveredAt, byAgent, replyText, at, deliveryError);
+        Status.ANSWERED, createdAt, deliveredAt, byAgent, replyText, at, deliveryError, caller);
   }
 
   Ticket undelivered(String error) {
     return new Ticket(ticketId, workflowId, sessionId, userId, question, intent, priority, candidateFaqIds, reason,
-        status, createdAt, deliveredAt, agent, reply, answeredAt, error == null ? "undelivered" : error);
+        status, createdAt, deliveredAt, agent, reply, answeredAt, error == null ? "undelivered" : error, caller);
   }
 }

@@ -70,7 +70,7 @@ class InboxTicketActivitiesTest {
 
   private static TicketRequest request(String workflowId) {
     return new TicketRequest(workflowId, "s1", "u1", "Why is the sky blue?", "general_question", 5,
-        List.of("card_arrival"), "model not configured, no FAQ match");
+        List.of("card_arrival"), "model not configured, no FAQ match", "test-caller");
   }
 
   @Test

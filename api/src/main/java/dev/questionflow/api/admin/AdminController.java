@@ -15,6 +15,7 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
+import org.springframework.security.access.prepost.PreAuthorize;
 import org.springframework.validation.annotation.Validated;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -25,11 +26,12 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
-/** The admin API for support engineers (needs the {@code X-Api-Key} header; see docs/runbook.md). */
+/** The admin API for support engineers (admin role: ADMIN_API_KEY or an OIDC admin; see docs/runbook.md). */
 @RestController
 @RequestMapping(AdminController.BASE)
 @Validated
-@SecurityRequirement(name = "adminApiKey")
+@SecurityRequirement(name = "bearer")
+@PreAuthorize("hasRole('ADMIN')")
 class AdminController {
 
   static final String BASE = "/api/v1/admin";

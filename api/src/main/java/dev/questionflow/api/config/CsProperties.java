@@ -22,7 +22,6 @@ public record CsProperties(
     FlowControl flowControl,
     Api api,
     Sessions sessions,
-    Admin admin,
     LogSampling logSampling) {
 
   /**
@@ -30,9 +29,6 @@ public record CsProperties(
    * the first {@code firstPerWindow} lines per {@code window}, then one in {@code thenOneIn}.
    */
   public record LogSampling(List<String> loggers, int firstPerWindow, int thenOneIn, Duration window) {}
-
-  /** The admin API (/api/v1/admin): its key ({@code ADMIN_API_KEY}); blank turns the admin API off. */
-  public record Admin(String apiKey) {}
 
   /**
    * A model lane: the model's calls run on their own task queue whose server-side rate limit is the model's quota
@@ -162,7 +158,23 @@ public record CsProperties(
     }
   }
 
-  public record Api(Duration sseTimeout, Duration ssePollInterval) {}
+  /**
+   * @param sseMaxPerVisitor open event streams of one web visitor
+   * @param sseMaxPerCaller open event streams of one chat back end (for all its users), staff member or admin
+   * @param sseMaxTotal open event streams of this instance
+   * @param duplicateWindow a repeated submit within this window is answered without a call to Temporal
+   */
+  public record Api(
+      Duration sseTimeout, Duration ssePollInterval, Integer sseMaxPerVisitor, Integer sseMaxPerCaller,
+      Integer sseMaxTotal, Duration duplicateWindow) {
+
+    public Api {
+      duplicateWindow = duplicateWindow == null ? Duration.ofSeconds(60) : duplicateWindow;
+      sseMaxPerVisitor = sseMaxPerVisitor == null ? 3 : sseMaxPerVisitor;
+      sseMaxPerCaller = sseMaxPerCaller == null ? 500 : sseMaxPerCaller;
+      sseMaxTotal = sseMaxTotal == null ? 2000 : sseMaxTotal;
+    }
+  }
 
   /**
    * Per-session order and conversation history (SPEC: last 10 turns, kept 30 minutes after the last message).

@@ -3,6 +3,8 @@ package dev.questionflow.api.question;
 import dev.questionflow.api.ratelimit.AccessLimiter;
 import dev.questionflow.api.ratelimit.Admission;
 import dev.questionflow.api.ratelimit.AdmittedQuestion;
+import dev.questionflow.api.security.Requester;
+import dev.questionflow.api.web.ForbiddenException;
 import dev.questionflow.api.web.RequestIdFilter;
 import dev.questionflow.workflows.question.QuestionStatus;
 import io.swagger.v3.oas.annotations.Operation;
@@ -11,6 +13,7 @@ import jakarta.validation.Valid;
 import java.net.URI;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.security.access.prepost.PreAuthorize;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -36,15 +39,19 @@ class QuestionController {
 
   @Operation(summary = "Accept a question: starts its workflow and returns the workflow ID at once")
   @PostMapping(consumes = MediaType.APPLICATION_JSON_VALUE)
+  @PreAuthorize("hasRole('CALLER')")
   ResponseEntity<AdmittedQuestion> ask(
       @Valid @RequestBody AskRequest request,
       HttpServletRequest http) {
+    Requester requester = Requester.current();
+    mayAsk(requester, request);
     String traced = RequestIdFilter.current(); // the caller's X-Request-Id when usable (RequestIdFilter)
-    // access limits: 429 (per user / per IP) before anything starts; over the global limit it is only "queued"
-    Admission admission = limits.admit(request.userId(), limits.clientIp(http));
+    // per-user limit: 429 before anything starts; over the global limit only "queued" (per caller and IP: every
+    // request, AccessLimitFilter)
+    Admission admission = limits.admit(requester.ownerKey() + "|" + request.userId(), null);
     Accepted accepted;
     try {
-      accepted = questions.ask(request, traced);
+      accepted = questions.ask(requester, request, traced);
     } catch (RuntimeException e) {
       limits.refund(admission); // nothing started
       throw e;
@@ -57,16 +64,30 @@ class QuestionController {
         .body(new AdmittedQuestion(accepted, admission.queued()));
   }
 
-  @Operation(summary = "Stage, queue position, ETA and answer of a question (a workflow query)")
+  /**
+   * A caller may assert a tier up to its key's and, as a web visitor, only itself as the user: refused with 403
+   * rather than silently changed, so a misconfigured back end notices.
+   */
+  private static void mayAsk(Requester requester, AskRequest request) {
+    if (request.tier() != null && request.tier().compareTo(requester.maxTier()) > 0) {
+      throw new ForbiddenException("caller " + requester.name() + " may not assert tier " + request.tier());
+    }
+    if (requester.kind() == Requester.Kind.WEB_VISITOR && !requester.visitorId().equals(request.userId())) {
+      throw new ForbiddenException("a web visitor asks as itself: userId must be its visitorId");
+    }
+  }
+
+  @Operation(summary = "Stage, queue position, ETA and answer of a question (a workflow query); its owner, staff or admin")
   @GetMapping("/{workflowId}")
   QuestionStatus status(@PathVariable String workflowId) {
-    return questions.status(workflowId);
+    return questions.status(Requester.current(), workflowId);
   }
 
   @Operation(summary = "Server-Sent Events: one 'status' event per change, then 'answer' with the final answer")
   @GetMapping(path = "/{workflowId}/events", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
   SseEmitter events(@PathVariable String workflowId) {
-    QuestionStatus first = questions.status(workflowId); // 404 before the stream opens
-    return streams.open(workflowId, first);
+    Requester requester = Requester.current();
+    QuestionStatus first = questions.status(requester, workflowId); // 404 before the stream opens
+    return streams.open(requester, workflowId, first);
   }
 }

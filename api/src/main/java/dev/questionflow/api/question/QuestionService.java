@@ -2,6 +2,7 @@ package dev.questionflow.api.question;
 
 import dev.questionflow.activities.session.SessionActivitiesImpl;
 import dev.questionflow.api.config.CsProperties;
+import dev.questionflow.api.security.Requester;
 import dev.questionflow.workflows.SearchAttributes;
 import dev.questionflow.workflows.question.Question;
 import dev.questionflow.workflows.question.Question.Tier;
@@ -10,6 +11,7 @@ import dev.questionflow.workflows.question.QuestionStatus;
 import dev.questionflow.workflows.question.QuestionWorkflow;
 import dev.questionflow.workflows.question.Stage;
 import dev.questionflow.workflows.session.SessionJoin;
+import dev.questionflow.workflows.session.SessionKeys;
 import dev.questionflow.workflows.session.SessionTurn;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
@@ -24,6 +26,9 @@ import io.micrometer.core.instrument.Timer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.time.Duration;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Service;
 
 /** Starts question workflows and reads their status through workflow queries. */
@@ -44,11 +49,18 @@ public class QuestionService {
   private final QuestionPolicy policy;
   private final String taskQueue;
   private final SessionActivitiesImpl sessions;
+  private final WorkflowIds ids;
+  private final RecentSubmits recent;
 
   public QuestionService(
-      WorkflowClient client, CsProperties properties, MeterRegistry meters, SessionActivitiesImpl sessions) {
+      WorkflowClient client, CsProperties properties, MeterRegistry meters, SessionActivitiesImpl sessions,
+      WorkflowIds ids, ObjectProvider<StatefulRedisConnection<String, String>> redis) {
     this.client = client;
     this.sessions = sessions;
+    this.ids = ids;
+    StatefulRedisConnection<String, String> connection = redis.getIfAvailable();
+    Duration window = properties.api().duplicateWindow();
+    this.recent = connection != null ? RecentSubmits.redis(connection, window) : RecentSubmits.inMemory(window, 100_000);
     // the whole accept vs. the Temporal start call inside it: the difference is our own work
     this.acceptTimer = Timer.builder("cs_accept_seconds")
         .description("Time to accept a question, Temporal start included")
@@ -83,18 +95,27 @@ public class QuestionService {
     return lanes;
   }
 
-  /** @param requestId the caller's X-Request-Id (or a generated one), kept in the workflow input and the logs */
-  public Accepted ask(AskRequest request, String requestId) {
-    return acceptTimer.record(() -> start(request, requestId));
+  /**
+   * @param requester who asks (already checked: a caller that may assert the request's tier and user)
+   * @param requestId the caller's X-Request-Id (or a generated one), kept in the workflow input and the logs
+   */
+  public Accepted ask(Requester requester, AskRequest request, String requestId) {
+    return acceptTimer.record(() -> start(requester, request, requestId));
   }
 
-  private Accepted start(AskRequest request, String requestId) {
-    String workflowId = WorkflowIds.forMessage(request.sessionId(), request.clientMsgId());
+  private Accepted start(Requester requester, AskRequest request, String requestId) {
+    String workflowId = ids.forMessage(requester, request.userId(), request.sessionId(), request.clientMsgId());
+    // the session's line and history belong to this caller and user only
+    String sessionKey = SessionKeys.of(requester.name(), request.userId(), request.sessionId());
     Tier tier = request.tier() == null ? Tier.STANDARD : request.tier();
     int priority = tier == Tier.VIP ? VIP_PRIORITY : DEFAULT_PRIORITY;
     // the SDK's own MDC key, so API and worker lines of one question share the field (requestId: RequestIdFilter)
     MDC.put(WORKFLOW_ID_LOG_KEY, workflowId);
     try {
+      if (!recent.first(workflowId)) {
+        log.info("duplicate submit within the window: answered without a call to Temporal");
+        return new Accepted(workflowId, "/api/v1/questions/" + workflowId, true);
+      }
       Question question =
           new Question(
               request.sessionId(),
@@ -105,7 +126,8 @@ public class QuestionService {
               request.channel() == null ? "web" : request.channel(),
               requestId,
               priority,
-              policy);
+              policy,
+              requester.name());
       QuestionWorkflow workflow =
           client.newWorkflowStub(
               QuestionWorkflow.class,
@@ -116,8 +138,8 @@ public class QuestionService {
                   .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
                   // the Web UI's one-line summary: who and how urgent, never the message text
                   .setStaticSummary(
-                      "Question of customer " + request.userId() + " in session " + request.sessionId() + ", "
-                          + tier + " via " + question.channel() + ", priority " + priority)
+                      "Question of customer " + request.userId() + " in session " + request.sessionId() + " from "
+                          + requester.name() + ", " + tier + " via " + question.channel() + ", priority " + priority)
                   .setTypedSearchAttributes(
                       io.temporal.common.SearchAttributes.newBuilder()
                           .set(SearchAttributes.CUSTOMER_ID, request.userId())
@@ -126,7 +148,7 @@ public class QuestionService {
                           .set(SearchAttributes.PRIORITY, (long) priority)
                           .build())
                   .build());
-      joinSessionLine(request.sessionId(), workflowId);
+      joinSessionLine(sessionKey, workflowId);
       boolean duplicate = false;
       try {
         WorkflowExecution execution = startTimer.record(() -> WorkflowClient.start(workflow::answer, question));
@@ -134,10 +156,11 @@ public class QuestionService {
       } catch (WorkflowExecutionAlreadyStarted e) {
         duplicate = true;
         log.info("duplicate submit of an accepted question");
-        leaveLineIfClosed(request.sessionId(), workflowId);
+        leaveLineIfClosed(sessionKey, workflowId);
       } catch (RuntimeException e) {
         // not accepted: the caller gets an error and will retry; the line must not wait for a question that never ran
-        leaveLine(request.sessionId(), workflowId);
+        leaveLine(sessionKey, workflowId);
+        recent.forget(workflowId);
         throw e;
       }
       return new Accepted(workflowId, "/api/v1/questions/" + workflowId, duplicate);
@@ -184,7 +207,15 @@ public class QuestionService {
     }
   }
 
-  public QuestionStatus status(String workflowId) {
+  /** The status for its owner, staff or an admin; 404 for everybody else (existence is not disclosed). */
+  public QuestionStatus status(Requester requester, String workflowId) {
+    if (!ids.readableBy(workflowId, requester)) {
+      throw new NotFoundException("no question with ID " + workflowId);
+    }
+    return status(workflowId);
+  }
+
+  QuestionStatus status(String workflowId) {
     if (!WorkflowIds.isQuestionId(workflowId)) {
       throw new NotFoundException("no question with ID " + workflowId);
     }

@@ -11,7 +11,13 @@ import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import dev.questionflow.api.ratelimit.AccessLimitExceededException;
+import dev.questionflow.api.ratelimit.AccessLimiter;
+import dev.questionflow.api.security.Requester;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.MediaType;
@@ -20,7 +26,8 @@ import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 
 /**
  * Server-Sent Events for a question: polls the workflow's status query (queries add nothing to the workflow
- * history) and sends an event only when something changed. The stream ends with the final answer.
+ * history) and sends an event only when something changed. The stream ends with the final answer (or when the
+ * question failed). Open streams are capped per owner and per instance: each one holds a connection and polls.
  */
 @Component
 class StatusStreams {
@@ -30,6 +37,9 @@ class StatusStreams {
   private final QuestionService questions;
   private final Duration timeout;
   private final Duration pollInterval;
+  private final CsProperties.Api limits;
+  private final ConcurrentHashMap<String, AtomicInteger> openPerOwner = new ConcurrentHashMap<>();
+  private final AtomicInteger openTotal = new AtomicInteger();
   private final ScheduledExecutorService poller = Executors.newScheduledThreadPool(2, r -> {
     Thread thread = new Thread(r, "sse-status-poller");
     thread.setDaemon(true);
@@ -40,22 +50,29 @@ class StatusStreams {
     this.questions = questions;
     this.timeout = properties.api().sseTimeout();
     this.pollInterval = properties.api().ssePollInterval();
+    this.limits = properties.api();
   }
 
-  SseEmitter open(String workflowId, QuestionStatus first) {
+  SseEmitter open(Requester requester, String workflowId, QuestionStatus first) {
+    Runnable release = reserve(requester);
     SseEmitter emitter = new SseEmitter(timeout.toMillis());
     AtomicReference<QuestionStatus> last = new AtomicReference<>();
     AtomicReference<ScheduledFuture<?>> task = new AtomicReference<>();
+    AtomicBoolean released = new AtomicBoolean();
     Runnable stop = () -> {
       ScheduledFuture<?> running = task.get();
       if (running != null) {
         running.cancel(false);
+      }
+      if (released.compareAndSet(false, true)) {
+        release.run();
       }
     };
     emitter.onCompletion(stop);
     emitter.onTimeout(stop);
     emitter.onError(e -> stop.run());
     if (publish(emitter, last, first)) {
+      stop.run();
       return emitter;
     }
     task.set(
@@ -75,6 +92,34 @@ class StatusStreams {
             pollInterval.toMillis(),
             java.util.concurrent.TimeUnit.MILLISECONDS));
     return emitter;
+  }
+
+  /** Counts a new stream of its owner, or refuses it with 429 (Retry-After: one poll's worth of waiting). */
+  private Runnable reserve(Requester requester) {
+    boolean visitor = requester.kind() == Requester.Kind.WEB_VISITOR;
+    int perOwner = visitor ? limits.sseMaxPerVisitor() : limits.sseMaxPerCaller();
+    String owner = requester.limitKey();
+    AtomicInteger mine = openPerOwner.computeIfAbsent(owner, key -> new AtomicInteger());
+    if (openTotal.incrementAndGet() > limits.sseMaxTotal()) {
+      openTotal.decrementAndGet();
+      throw new AccessLimitExceededException(AccessLimiter.Kind.STREAMS, 5);
+    }
+    if (mine.incrementAndGet() > perOwner) {
+      mine.decrementAndGet();
+      openTotal.decrementAndGet();
+      throw new AccessLimitExceededException(AccessLimiter.Kind.STREAMS, 5);
+    }
+    return () -> {
+      openTotal.decrementAndGet();
+      if (mine.decrementAndGet() <= 0) {
+        openPerOwner.remove(owner, mine);
+      }
+    };
+  }
+
+  /** Open streams of this instance (tests and diagnostics). */
+  int open() {
+    return openTotal.get();
   }
 
   /** Sends the status if it changed; returns true once the stream is finished. */

@@ -6,7 +6,7 @@ import org.springframework.http.ProblemDetail;
 import org.springframework.web.ErrorResponseException;
 
 /**
- * A per-user or per-IP limit is exceeded: {@code 429} problem details with {@code Retry-After} (seconds). Spring's
+ * An access limit is exceeded: {@code 429} problem details with {@code Retry-After} (seconds). Spring's
  * {@code ResponseEntityExceptionHandler} (the app's ApiExceptionHandler) renders it with its headers.
  */
 public class AccessLimitExceededException extends ErrorResponseException {
@@ -14,7 +14,7 @@ public class AccessLimitExceededException extends ErrorResponseException {
   private final AccessLimiter.Kind limit;
   private final long retryAfterSeconds;
 
-  AccessLimitExceededException(AccessLimiter.Kind limit, long retryAfterSeconds) {
+  public AccessLimitExceededException(AccessLimiter.Kind limit, long retryAfterSeconds) {
     super(HttpStatus.TOO_MANY_REQUESTS, problem(limit, retryAfterSeconds), null);
     this.limit = limit;
     this.retryAfterSeconds = retryAfterSeconds;
@@ -22,11 +22,10 @@ public class AccessLimitExceededException extends ErrorResponseException {
   }
 
   private static ProblemDetail problem(AccessLimiter.Kind limit, long retryAfterSeconds) {
-    String who = limit == AccessLimiter.Kind.USER ? "this user" : "this address";
     ProblemDetail problem =
         ProblemDetail.forStatusAndDetail(
             HttpStatus.TOO_MANY_REQUESTS,
-            "too many questions from " + who + "; retry in " + retryAfterSeconds + " s");
+            "too many " + limit.what() + "; retry in " + retryAfterSeconds + " s");
     problem.setTitle("Too many requests");
     problem.setProperty("limit", limit.tag());
     problem.setProperty("retryAfterSeconds", retryAfterSeconds);

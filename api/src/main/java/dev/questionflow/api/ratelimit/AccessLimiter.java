@@ -19,8 +19,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The access-layer limits of {@code POST /api/v1/questions}: per-user and per-IP token buckets that refuse (429) and a
- * global bucket that only marks a question as queued (it still is accepted and waits in the model lane's queue).
+ * The access-layer limits. Every API request: a bucket per caller (a back end, staff member or admin) or per web
+ * visitor, and for the public web page a bucket per client IP (a back end sends all its users' traffic from a few
+ * addresses, so it is never limited by IP). Every question: a bucket per end user that refuses (429) and a global
+ * bucket that only marks the question as queued (it is still accepted and waits in the model lane's queue).
  *
  * <p>Buckets live in Redis when configured (one bucket per key for all instances), in this process otherwise. When
  * Redis fails (error or {@code redis-timeout}), the request is decided by this instance's local buckets, the fallback
@@ -37,18 +39,28 @@ public class AccessLimiter implements AutoCloseable {
 
   /** The three limits; {@link #tag()} is the metric tag and the problem's {@code limit} property. */
   public enum Kind {
-    USER("user"),
-    IP("ip"),
-    GLOBAL("global");
+    USER("user", "questions from this user"),
+    IP("ip", "requests from this address"),
+    GLOBAL("global", "questions"),
+    CALLER("caller", "requests from this caller"),
+    VISITOR("visitor", "requests from this visitor"),
+    /** Not a bucket: the cap on open event streams (StatusStreams). */
+    STREAMS("streams", "open event streams");
 
     private final String tag;
+    private final String what;
 
-    Kind(String tag) {
+    Kind(String tag, String what) {
       this.tag = tag;
+      this.what = what;
     }
 
     public String tag() {
       return tag;
+    }
+
+    String what() {
+      return what;
     }
   }
 
@@ -82,6 +94,8 @@ public class AccessLimiter implements AutoCloseable {
     limits.put(Kind.USER, properties.perUser());
     limits.put(Kind.IP, properties.perIp());
     limits.put(Kind.GLOBAL, properties.global());
+    limits.put(Kind.CALLER, properties.perCaller());
+    limits.put(Kind.VISITOR, properties.perVisitor());
     limits.forEach((kind, limit) -> {
       configurations.put(
           kind,
@@ -92,11 +106,11 @@ public class AccessLimiter implements AutoCloseable {
       keyPrefixes.put(
           kind, properties.keyPrefix() + kind.tag() + ":" + limit.capacity() + "-" + limit.refillPerSecond() + ":");
     });
-    for (Kind kind : List.of(Kind.USER, Kind.IP)) {
+    for (Kind kind : List.of(Kind.USER, Kind.IP, Kind.CALLER, Kind.VISITOR, Kind.STREAMS)) {
       rejected.put(
           kind,
           Counter.builder(REJECTED_METRIC)
-              .description("Questions refused with 429 by an access limit")
+              .description("Requests refused with 429 by an access limit")
               .tag("limit", kind.tag())
               .register(meters));
     }
@@ -114,38 +128,39 @@ public class AccessLimiter implements AutoCloseable {
         .register(meters);
   }
 
-  /** The client IP of a request, as configured ({@code trust-forwarded-for}). */
-  public String clientIp(HttpServletRequest request) {
-    return ClientIp.of(request, properties.trustForwardedFor());
+  /**
+   * Takes a token from the request's own bucket ({@link Kind#CALLER} or {@link Kind#VISITOR}) and, for the public web
+   * page ({@code clientIp} not null), from its address's bucket.
+   *
+   * @throws AccessLimitExceededException over a limit (the request must do nothing)
+   */
+  public void admitRequest(Kind kind, String requesterKey, String clientIp) {
+    if (!properties.enabled()) {
+      return;
+    }
+    Request request = new Request();
+    try {
+      take(request, kind == Kind.IP ? List.of(Kind.IP) : List.of(kind, Kind.IP), requesterKey, clientIp);
+    } finally {
+      request.done();
+    }
   }
 
   /**
-   * Takes a token from the per-user, per-IP and global buckets, in that order.
+   * Takes a token from the per-user, per-IP (when {@code clientIp} is given) and global buckets of a question.
    *
+   * @param userKey the end user, scoped to its caller
    * @return the admission; {@link Admission#queued()} when only the global limit is exceeded
    * @throws AccessLimitExceededException per-user or per-IP limit exceeded (nothing may be started); the tokens
    *     already taken for this request are given back
    */
-  public Admission admit(String userId, String clientIp) {
+  public Admission admit(String userKey, String clientIp) {
     if (!properties.enabled()) {
       return Admission.UNLIMITED;
     }
     Request request = new Request();
     try {
-      List<Admission.Token> taken = new ArrayList<>(3);
-      for (Kind kind : List.of(Kind.USER, Kind.IP)) {
-        String id = kind == Kind.USER ? userId : clientIp;
-        if (!limits.get(kind).on() || id == null) {
-          continue;
-        }
-        ConsumptionProbe probe = request.consume(kind, id);
-        if (!probe.isConsumed()) {
-          refund(taken, request);
-          rejected.get(kind).increment();
-          throw new AccessLimitExceededException(kind, retryAfterSeconds(probe.getNanosToWaitForRefill()));
-        }
-        taken.add(request.token(kind, id));
-      }
+      List<Admission.Token> taken = take(request, List.of(Kind.USER, Kind.IP), userKey, clientIp);
       boolean overGlobal = false;
       if (limits.get(Kind.GLOBAL).on()) {
         ConsumptionProbe probe = request.consume(Kind.GLOBAL, "all");
@@ -160,6 +175,30 @@ public class AccessLimiter implements AutoCloseable {
     } finally {
       request.done();
     }
+  }
+
+  /** Takes one token of each kind in order (the first id for the first kind, the second for IP); all or none. */
+  private List<Admission.Token> take(Request request, List<Kind> kinds, String id, String clientIp) {
+    List<Admission.Token> taken = new ArrayList<>(3);
+    for (Kind kind : kinds) {
+      String key = kind == Kind.IP ? clientIp : id;
+      if (!limits.get(kind).on() || key == null) {
+        continue;
+      }
+      ConsumptionProbe probe = request.consume(kind, key);
+      if (!probe.isConsumed()) {
+        refund(taken, request);
+        refused(kind);
+        throw new AccessLimitExceededException(kind, retryAfterSeconds(probe.getNanosToWaitForRefill()));
+      }
+      taken.add(request.token(kind, key));
+    }
+    return taken;
+  }
+
+  /** Counts a refusal (cs_ratelimit_rejected_total{limit}). */
+  void refused(Kind kind) {
+    rejected.get(kind).increment();
   }
 
   /**

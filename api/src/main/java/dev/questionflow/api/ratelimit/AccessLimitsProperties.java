@@ -8,12 +8,12 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * take the defaults below (SPEC field values for the global limit).
  *
  * @param enabled false = no limit at all
- * @param trustForwardedFor true = the client IP is the last address in {@code X-Forwarded-For} (the one the proxy in
- *     front of the app saw); only behind a proxy that sets it, otherwise callers could choose their own IP
  * @param global the whole instance group (shared through Redis): over it a question is still accepted, marked
  *     {@code "queued": true}, and waits in the model lane's queue
  * @param perUser per {@code userId}: over it 429 with Retry-After
- * @param perIp per client IP: over it 429 with Retry-After
+ * @param perIp per client IP of the public web page, every request: over it 429 with Retry-After
+ * @param perCaller per chat back end, staff member or admin, every API request (reads and event streams too)
+ * @param perVisitor per anonymous web visitor, every API request
  * @param redisTimeout time limit of one bucket operation in Redis; a slower or failed operation falls back to the
  *     per-instance buckets for that request
  * @param redisRetryInterval after a Redis failure, the limiter uses the per-instance buckets for this long before
@@ -26,10 +26,11 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 @ConfigurationProperties("cs.access-limits")
 public record AccessLimitsProperties(
     Boolean enabled,
-    Boolean trustForwardedFor,
     Limit global,
     Limit perUser,
     Limit perIp,
+    Limit perCaller,
+    Limit perVisitor,
     Duration redisTimeout,
     Duration redisRetryInterval,
     Duration redisConnectTimeout,
@@ -39,10 +40,11 @@ public record AccessLimitsProperties(
 
   public AccessLimitsProperties {
     enabled = enabled == null || enabled;
-    trustForwardedFor = trustForwardedFor != null && trustForwardedFor;
     global = Limit.withDefaults(global, 10, 20);
     perUser = Limit.withDefaults(perUser, 20, 5);
     perIp = Limit.withDefaults(perIp, 60, 20);
+    perCaller = Limit.withDefaults(perCaller, 2000, 1000);
+    perVisitor = Limit.withDefaults(perVisitor, 30, 10);
     redisTimeout = redisTimeout == null ? Duration.ofMillis(200) : redisTimeout;
     redisRetryInterval = redisRetryInterval == null ? Duration.ofSeconds(5) : redisRetryInterval;
     redisConnectTimeout = redisConnectTimeout == null ? Duration.ofSeconds(2) : redisConnectTimeout;
@@ -53,25 +55,19 @@ public record AccessLimitsProperties(
 
   /** All defaults: what the app uses when application.yml says nothing. */
   public static AccessLimitsProperties defaults() {
-    return new AccessLimitsProperties(null, null, null, null, null, null, null, null, null, null, null);
+    return new AccessLimitsProperties(null, null, null, null, null, null, null, null, null, null, null, null);
   }
 
   public AccessLimitsProperties withLimits(Limit global, Limit perUser, Limit perIp) {
     return new AccessLimitsProperties(
-        enabled, trustForwardedFor, global, perUser, perIp, redisTimeout, redisRetryInterval, redisConnectTimeout,
+        enabled, global, perUser, perIp, perCaller, perVisitor, redisTimeout, redisRetryInterval, redisConnectTimeout,
         fallbackLogInterval, localMaxKeys, keyPrefix);
   }
 
   public AccessLimitsProperties withKeyPrefix(String prefix) {
     return new AccessLimitsProperties(
-        enabled, trustForwardedFor, global, perUser, perIp, redisTimeout, redisRetryInterval, redisConnectTimeout,
+        enabled, global, perUser, perIp, perCaller, perVisitor, redisTimeout, redisRetryInterval, redisConnectTimeout,
         fallbackLogInterval, localMaxKeys, prefix);
-  }
-
-  public AccessLimitsProperties withTrustForwardedFor(boolean trust) {
-    return new AccessLimitsProperties(
-        enabled, trust, global, perUser, perIp, redisTimeout, redisRetryInterval, redisConnectTimeout,
-        fallbackLogInterval, localMaxKeys, keyPrefix);
   }
 
   /**

@@ -11,6 +11,7 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ProblemDetail;
+import org.springframework.security.access.AccessDeniedException;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.web.bind.MethodArgumentNotValidException;
@@ -113,6 +114,15 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
   ProblemDetail notFound(NotFoundException ex) {
     ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.NOT_FOUND, ex.getMessage());
     problem.setTitle("Not found");
+    return problem;
+  }
+
+  /** A refusal by a controller's own rule, or by method security (@PreAuthorize) on an authenticated caller. */
+  @ExceptionHandler({ForbiddenException.class, AccessDeniedException.class})
+  ProblemDetail forbidden(RuntimeException ex) {
+    ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.FORBIDDEN,
+        ex instanceof ForbiddenException ? ex.getMessage() : "your credentials do not allow this");
+    problem.setTitle("Forbidden");
     return problem;
   }
 

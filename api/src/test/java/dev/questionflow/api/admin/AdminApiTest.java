@@ -25,18 +25,20 @@ import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilde
     properties = {
       "spring.temporal.test-server.enabled=true",
       "cs.faq.index-dir=../data/faq-index",
-      "cs.admin.api-key=test-admin-key"
+      "cs.security.admin-api-key=test-admin-key",
+      "cs.security.caller-api-keys=admin-test-caller:" + AdminApiTest.CALLER_KEY
     })
 @AutoConfigureMockMvc
 class AdminApiTest {
 
   private static final String KEY = "test-admin-key";
+  static final String CALLER_KEY = "admin-test-caller-key-0123456789";
 
   @Autowired MockMvc mvc;
   @Autowired WorkflowClient client;
 
   private String answeredQuestion(String session) throws Exception {
-    QuestionClient questions = new QuestionClient(mvc);
+    QuestionClient questions = new QuestionClient(mvc, CALLER_KEY);
     String workflowId =
         questions
             .ask("{\"sessionId\":\"" + session + "\",\"userId\":\"u1\",\"clientMsgId\":\"m1\","
@@ -63,7 +65,7 @@ class AdminApiTest {
       mvc.perform(call).andExpect(status().isUnauthorized());
     }
     for (MockHttpServletRequestBuilder call : calls) {
-      mvc.perform(call.header(AdminApiKeyFilter.HEADER, KEY + "x")).andExpect(status().isUnauthorized());
+      mvc.perform(call.header("X-Api-Key", KEY + "x")).andExpect(status().isUnauthorized());
     }
 
     String runAfter = client.newUntypedWorkflowStub(workflowId).describe().getExecution().getRunId();
@@ -75,7 +77,7 @@ class AdminApiTest {
     String workflowId = answeredQuestion("admin-s2");
 
     String json =
-        mvc.perform(get("/api/v1/admin/questions/" + workflowId + "/history").header(AdminApiKeyFilter.HEADER, KEY))
+        mvc.perform(get("/api/v1/admin/questions/" + workflowId + "/history").header("X-Api-Key", KEY))
             .andExpect(status().isOk())
             .andReturn()
             .getResponse()
@@ -90,22 +92,22 @@ class AdminApiTest {
 
   @Test
   void unknownWorkflowsAndDeadLettersAre404() throws Exception {
-    mvc.perform(post("/api/v1/admin/dead-letters/T-none/redrive").header(AdminApiKeyFilter.HEADER, KEY))
+    mvc.perform(post("/api/v1/admin/dead-letters/T-none/redrive").header("X-Api-Key", KEY))
         .andExpect(status().isNotFound());
-    mvc.perform(get("/api/v1/admin/questions/q-none/history").header(AdminApiKeyFilter.HEADER, KEY))
+    mvc.perform(get("/api/v1/admin/questions/q-none/history").header("X-Api-Key", KEY))
         .andExpect(status().isNotFound());
-    mvc.perform(post("/api/v1/admin/questions/q-none/rerun").header(AdminApiKeyFilter.HEADER, KEY))
+    mvc.perform(post("/api/v1/admin/questions/q-none/rerun").header("X-Api-Key", KEY))
         .andExpect(status().isNotFound());
   }
 
   @Test
   void badParametersAre400() throws Exception {
-    mvc.perform(get("/api/v1/admin/questions/stuck").param("stage", "NAPPING").header(AdminApiKeyFilter.HEADER, KEY))
+    mvc.perform(get("/api/v1/admin/questions/stuck").param("stage", "NAPPING").header("X-Api-Key", KEY))
         .andExpect(status().isBadRequest());
-    mvc.perform(get("/api/v1/admin/questions/stuck").param("limit", "0").header(AdminApiKeyFilter.HEADER, KEY))
+    mvc.perform(get("/api/v1/admin/questions/stuck").param("limit", "0").header("X-Api-Key", KEY))
         .andExpect(status().isBadRequest());
     mvc.perform(post("/api/v1/admin/questions/q-x/rerun").param("from", "YESTERDAY")
-            .header(AdminApiKeyFilter.HEADER, KEY))
+            .header("X-Api-Key", KEY))
         .andExpect(status().isBadRequest());
   }
 }

@@ -78,10 +78,17 @@ class QuestionApiTest {
     mvc.perform(get("/api/v1/tickets"))
         .andExpect(status().isOk())
         .andExpect(jsonPath("$[?(@.ticketId == '" + ticketId + "')].workflowId").value(workflowId));
+    mvc.perform(get("/api/v1/tickets/" + ticketId))
+        .andExpect(status().isOk())
+        .andExpect(jsonPath("$.status").value("OPEN"))
+        .andExpect(jsonPath("$.workflowId").value(workflowId))
+        .andExpect(jsonPath("$.question").value("What is the airspeed velocity of an unladen swallow?"))
+        .andExpect(jsonPath("$.candidates").isArray())
+        .andExpect(jsonPath("$.recentTurns").isArray());
     mvc.perform(
             post("/api/v1/tickets/" + ticketId + "/reply")
                 .contentType(MediaType.APPLICATION_JSON)
-                .content("{\"agent\":\"alice\",\"text\":\"About 11 metres per second.\"}"))
+                .content("{\"text\":\"About 11 metres per second.\"}"))
         .andExpect(status().isAccepted());
 
     JsonNode answered = awaitStage(workflowId, "ANSWERED");
@@ -90,7 +97,7 @@ class QuestionApiTest {
     mvc.perform(
             post("/api/v1/tickets/" + ticketId + "/reply")
                 .contentType(MediaType.APPLICATION_JSON)
-                .content("{\"agent\":\"bob\",\"text\":\"again\"}"))
+                .content("{\"text\":\"again\"}"))
         .andExpect(status().isConflict());
   }
 

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.servlet.MockMvc;
+import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilder;
 
 /** The chat caller's side of the API tests: submit a question, poll its status until a stage is reached. */
 public final class QuestionClient {
@@ -19,15 +20,27 @@ public final class QuestionClient {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final MockMvc mvc;
+  private final String authorization;
 
+  /** A client of trial mode: no credentials (the tests' requests come from loopback). */
   public QuestionClient(MockMvc mvc) {
+    this(mvc, null);
+  }
+
+  /** @param apiKey a caller's API key, sent as a bearer token */
+  public QuestionClient(MockMvc mvc, String apiKey) {
     this.mvc = mvc;
+    this.authorization = apiKey == null ? null : "Bearer " + apiKey;
+  }
+
+  private MockHttpServletRequestBuilder authorized(MockHttpServletRequestBuilder request) {
+    return authorization == null ? request : request.header("Authorization", authorization);
   }
 
   /** POSTs the body and returns the 202 answer. */
   public JsonNode ask(String body) throws Exception {
     String response =
-        mvc.perform(post("/api/v1/questions").contentType(MediaType.APPLICATION_JSON).content(body))
+        mvc.perform(authorized(post("/api/v1/questions").contentType(MediaType.APPLICATION_JSON).content(body)))
             .andExpect(MockMvcResultMatchers.status().isAccepted())
             .andReturn()
             .getResponse()
@@ -37,7 +50,7 @@ public final class QuestionClient {
 
   JsonNode status(String workflowId) throws Exception {
     String body =
-        mvc.perform(get("/api/v1/questions/" + workflowId))
+        mvc.perform(authorized(get("/api/v1/questions/" + workflowId)))
             .andExpect(MockMvcResultMatchers.status().isOk())
             .andReturn()
             .getResponse()

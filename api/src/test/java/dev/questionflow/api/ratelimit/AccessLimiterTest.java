@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import dev.questionflow.api.ratelimit.AccessLimitsProperties.Limit;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -136,8 +137,8 @@ class AccessLimiterTest {
     }
     AccessLimiter off =
         new AccessLimiter(
-            new AccessLimitsProperties(false, null, Limit.of(1, 1), Limit.of(1, 1), Limit.of(1, 1), null, null, null,
-                null, null, null),
+            new AccessLimitsProperties(false, Limit.of(1, 1), Limit.of(1, 1), Limit.of(1, 1), null, null, null, null,
+                null, null, null, null),
             null, clock, new SimpleMeterRegistry());
     for (int i = 0; i < 10; i++) {
       assertThat(off.admit("frank", "10.0.0.1")).isEqualTo(Admission.UNLIMITED);
@@ -159,24 +160,31 @@ class AccessLimiterTest {
     assertThat(defaults.global()).isEqualTo(new Limit(true, 10L, 20L)); // 20/s, burst 10 for the instance group
     assertThat(defaults.perUser().on()).isTrue();
     assertThat(defaults.perIp().on()).isTrue();
-    assertThat(defaults.trustForwardedFor()).isFalse();
+    assertThat(defaults.perCaller().on()).isTrue();
+    assertThat(defaults.perVisitor().on()).isTrue();
   }
 
   @Test
-  void theClientIpIsTheSocketPeerUnlessForwardedForIsTrusted() {
+  void theClientIpIsTheSocketPeerUnlessThatPeerIsATrustedProxy() {
+    MockHttpServletRequest direct = request("198.51.100.7", "6.6.6.6");
+    assertThat(new ClientIp(List.of()).of(direct)).as("nobody trusted").isEqualTo("198.51.100.7");
+    assertThat(new ClientIp(List.of("10.0.0.0/8")).of(direct)).as("peer is no proxy").isEqualTo("198.51.100.7");
+
+    ClientIp behindProxies = new ClientIp(List.of("10.0.0.0/8", "192.0.2.1"));
+    // right-most untrusted hop: the caller wrote 6.6.6.6 itself, the proxies added 203.0.113.9 and 192.0.2.1
+    assertThat(behindProxies.of(request("10.1.2.3", "6.6.6.6, 203.0.113.9, 192.0.2.1"))).isEqualTo("203.0.113.9");
+    assertThat(behindProxies.of(request("10.1.2.3", "2001:db8::1"))).isEqualTo("2001:db8::1");
+    assertThat(behindProxies.of(request("10.1.2.3", "<script>"))).as("garbage").isEqualTo("10.1.2.3");
+    assertThat(behindProxies.of(request("10.1.2.3", "10.9.9.9"))).as("only proxies").isEqualTo("10.9.9.9");
+    assertThat(behindProxies.of(request("10.1.2.3", null))).isEqualTo("10.1.2.3");
+  }
+
+  private static MockHttpServletRequest request(String peer, String forwardedFor) {
     MockHttpServletRequest request = new MockHttpServletRequest();
-    request.setRemoteAddr("10.1.2.3");
-    request.addHeader(ClientIp.FORWARDED_FOR, "6.6.6.6, 203.0.113.9");
-
-    assertThat(ClientIp.of(request, false)).isEqualTo("10.1.2.3");
-    assertThat(ClientIp.of(request, true)).isEqualTo("203.0.113.9"); // the entry the proxy added, not the caller's
-    assertThat(ClientIp.lastForwarded("2001:db8::1")).isEqualTo("2001:db8::1");
-    assertThat(ClientIp.lastForwarded("not an address")).isNull();
-    assertThat(ClientIp.lastForwarded(" , ")).isNull();
-
-    MockHttpServletRequest junk = new MockHttpServletRequest();
-    junk.setRemoteAddr("10.1.2.3");
-    junk.addHeader(ClientIp.FORWARDED_FOR, "<script>");
-    assertThat(ClientIp.of(junk, true)).isEqualTo("10.1.2.3");
+    request.setRemoteAddr(peer);
+    if (forwardedFor != null) {
+      request.addHeader(ClientIp.FORWARDED_FOR, forwardedFor);
+    }
+    return request;
   }
 }

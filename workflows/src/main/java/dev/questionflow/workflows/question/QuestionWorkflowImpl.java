@@ -19,6 +19,7 @@ import dev.questionflow.workflows.retrieval.RetrievalRequest;
 import dev.questionflow.workflows.retrieval.RetrievalResult;
 import dev.questionflow.workflows.session.SessionActivities;
 import dev.questionflow.workflows.session.SessionJoin;
+import dev.questionflow.workflows.session.SessionKeys;
 import dev.questionflow.workflows.session.SessionTurn;
 import dev.questionflow.workflows.template.TemplateActivities;
 import dev.questionflow.workflows.template.TemplateRequest;
@@ -116,7 +117,8 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
   public Answer answer(Question question) {
     QuestionPolicy policy = question.policy() == null ? QuestionPolicy.defaults() : question.policy();
     processingStartedAt = Workflow.currentTimeMillis();
-    sessionId = question.sessionId();
+    // the line and the history are per caller, user and session (no new command: old histories replay)
+    sessionId = SessionKeys.of(question.caller(), question.userId(), question.sessionId());
     priority = question.priority();
     // also set by the API at start; repeated here so workflows started from elsewhere (CLI, tests) carry them
     stage = Stage.PROCESSING;
@@ -517,7 +519,8 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
                 intent,
                 question.priority(),
                 candidates,
-                reason));
+                reason,
+                question.caller()));
     ticketId = ticket.ticketId();
     details("handing ticket " + ticketId + " to the helpdesk");
     deliverOrDeadLetter(workflowId, policy);

@@ -2,7 +2,11 @@ package dev.questionflow.workflows.ticket;
 
 import java.util.List;
 
-/** Everything a person needs to answer without asking the customer again. */
+/**
+ * Everything a person needs to answer without asking the customer again.
+ *
+ * @param caller the caller that asked (with userId and sessionId it names the session whose turns staff see)
+ */
 public record TicketRequest(
     String workflowId,
     String sessionId,
@@ -11,4 +15,5 @@ public record TicketRequest(
     String intent,
     int priority,
     List<String> candidateFaqIds,
-    String reason) {}
+    String reason,
+    String caller) {}

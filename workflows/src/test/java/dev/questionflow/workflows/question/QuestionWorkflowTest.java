@@ -107,7 +107,7 @@ class QuestionWorkflowTest {
 
   private static Question question(String text) {
     return new Question("s1", "u1", "m1", text, Question.Tier.STANDARD, "web", "r1", 5,
-        new QuestionPolicy(3600, "We will reply within a day."));
+        new QuestionPolicy(3600, "We will reply within a day."), "test-caller");
   }
 
   @Test
@@ -387,7 +387,7 @@ class QuestionWorkflowTest {
 
     assertThat(answer.text()).isEqualTo("Second answer.");
     assertThat(activities.generationRequests).singleElement()
-        .satisfies(r -> assertThat(r.sessionId()).isEqualTo("s1"));
+        .satisfies(r -> assertThat(r.sessionId()).as("the session of this caller and user").isEqualTo("test-caller|u1|s1"));
   }
 
   /** The workflow's current details, read through the SDK's built-in metadata query as the Web UI does. */
@@ -403,7 +403,7 @@ class QuestionWorkflowTest {
   }
 
   private static Question question(String text, QuestionPolicy policy) {
-    return new Question("s1", "u1", "m1", text, Question.Tier.STANDARD, "web", "r1", 5, policy);
+    return new Question("s1", "u1", "m1", text, Question.Tier.STANDARD, "web", "r1", 5, policy, "test-caller");
   }
 
   /** One object serving all five activity interfaces, scripted per test. */

@@ -1,0 +1,56 @@
+package dev.questionflow.api.ratelimit;
+
+import dev.questionflow.api.security.Requester;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import org.springframework.security.core.Authentication;
+import org.springframework.security.core.context.SecurityContextHolder;
+import org.springframework.web.filter.OncePerRequestFilter;
+import org.springframework.web.servlet.HandlerExceptionResolver;
+
+/**
+ * Every API request, reads and event streams included, takes a token of its caller's bucket (a back end, staff
+ * member or admin) or its visitor's, and on the public web page (visitors and the anonymous web-session call) one of
+ * its address's. Runs in Spring Security's chain after authorization, so refused credentials cost nothing here.
+ */
+public final class AccessLimitFilter extends OncePerRequestFilter {
+
+  private final AccessLimiter limiter;
+  private final ClientIp clientIp;
+  private final HandlerExceptionResolver errors;
+
+  public AccessLimitFilter(AccessLimiter limiter, ClientIp clientIp, HandlerExceptionResolver errors) {
+    this.limiter = limiter;
+    this.clientIp = clientIp;
+    this.errors = errors;
+  }
+
+  @Override
+  protected boolean shouldNotFilter(HttpServletRequest request) {
+    return !request.getRequestURI().startsWith("/api/");
+  }
+
+  @Override
+  protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+      throws ServletException, IOException {
+    Authentication authentication = SecurityContextHolder.getContext().getAuthentication();
+    try {
+      if (authentication != null && authentication.getPrincipal() instanceof Requester requester) {
+        boolean visitor = requester.kind() == Requester.Kind.WEB_VISITOR;
+        limiter.admitRequest(
+            visitor ? AccessLimiter.Kind.VISITOR : AccessLimiter.Kind.CALLER,
+            requester.limitKey(),
+            visitor ? clientIp.of(request) : null);
+      } else {
+        limiter.admitRequest(AccessLimiter.Kind.IP, null, clientIp.of(request)); // anonymous: the web-session call
+      }
+    } catch (AccessLimitExceededException e) {
+      errors.resolveException(request, response, null, e); // the app's problem+json with Retry-After
+      return;
+    }
+    chain.doFilter(request, response);
+  }
+}

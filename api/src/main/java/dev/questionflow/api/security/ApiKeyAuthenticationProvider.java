@@ -1,0 +1,54 @@
+package dev.questionflow.api.security;
+
+import java.util.Optional;
+import org.springframework.security.authentication.AuthenticationProvider;
+import org.springframework.security.authentication.BadCredentialsException;
+import org.springframework.security.core.Authentication;
+import org.springframework.security.oauth2.server.resource.authentication.BearerTokenAuthenticationToken;
+
+/**
+ * Bearer tokens that are API keys: chat back ends ({@code CALLER_API_KEYS}), staff ({@code STAFF_API_KEYS}) and the
+ * admin ({@code ADMIN_API_KEY}). A token shaped like a JWT is left to the JWT providers behind this one.
+ */
+final class ApiKeyAuthenticationProvider implements AuthenticationProvider {
+
+  private final ApiKeys callers;
+  private final ApiKeys staff;
+  private final ApiKeys admins;
+
+  ApiKeyAuthenticationProvider(ApiKeys callers, ApiKeys staff, ApiKeys admins) {
+    this.callers = callers;
+    this.staff = staff;
+    this.admins = admins;
+  }
+
+  @Override
+  public Authentication authenticate(Authentication authentication) {
+    String token = ((BearerTokenAuthenticationToken) authentication).getToken();
+    if (looksLikeJwt(token)) {
+      return null; // not ours: the next provider decides
+    }
+    Optional<ApiKeys.Entry> admin = admins.match(token);
+    if (admin.isPresent()) {
+      return new RequesterAuthentication(Requester.admin(admin.get().name()));
+    }
+    Optional<ApiKeys.Entry> member = staff.match(token);
+    if (member.isPresent()) {
+      return new RequesterAuthentication(Requester.staff(member.get().name()));
+    }
+    Optional<ApiKeys.Entry> caller = callers.match(token);
+    if (caller.isPresent()) {
+      return new RequesterAuthentication(Requester.backend(caller.get().name(), caller.get().maxTier()));
+    }
+    throw new BadCredentialsException("unknown API key");
+  }
+
+  static boolean looksLikeJwt(String token) {
+    return token.chars().filter(c -> c == '.').count() == 2;
+  }
+
+  @Override
+  public boolean supports(Class<?> authentication) {
+    return BearerTokenAuthenticationToken.class.isAssignableFrom(authentication);
+  }
+}

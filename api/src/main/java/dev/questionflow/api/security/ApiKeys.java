@@ -1,0 +1,118 @@
+package dev.questionflow.api.security;
+
+import dev.questionflow.workflows.question.Question.Tier;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * API keys from configuration: comma-separated {@code name:key} or {@code name:key:VIP} entries, where the key may
+ * also be given as {@code sha256=<hex>} so the plain key need not sit in the environment. Only SHA-256 digests are
+ * kept in memory, and a presented key is compared against every entry in constant time.
+ *
+ * <p>Hand-written because Spring Security has no API-key store: its password encoders are slow on purpose (bcrypt),
+ * which fits passwords typed by people, not a high-entropy key presented on every request.
+ */
+final class ApiKeys {
+
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ApiKeys.class);
+
+  /** Names end up in workflow IDs' owner tags, session keys and logs: the same characters the API allows in IDs. */
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._@-]{1,64}");
+  private static final String SHA256_PREFIX = "sha256=";
+
+  record Entry(String name, byte[] digest, Tier maxTier) {}
+
+  private final List<Entry> entries;
+
+  private ApiKeys(List<Entry> entries) {
+    this.entries = List.copyOf(entries);
+  }
+
+  /**
+   * @param variable the environment variable's name, for error messages
+   * @throws IllegalArgumentException on a malformed entry (the app refuses to start: a typo must not open a door)
+   */
+  static ApiKeys parse(String variable, String spec) {
+    List<Entry> entries = new ArrayList<>();
+    if (spec == null || spec.isBlank()) {
+      return new ApiKeys(entries);
+    }
+    for (String raw : spec.split(",")) {
+      String entry = raw.trim();
+      if (entry.isEmpty()) {
+        continue;
+      }
+      String[] parts = entry.split(":", -1);
+      if (parts.length < 2 || parts.length > 3 || !NAME.matcher(parts[0]).matches() || parts[1].isBlank()) {
+        throw new IllegalArgumentException(variable + ": each entry must be name:key or name:key:VIP (name of letters,"
+            + " digits and . _ @ -), got an entry starting with '" + parts[0] + "'");
+      }
+      Tier tier = Tier.STANDARD;
+      if (parts.length == 3) {
+        try {
+          tier = Tier.valueOf(parts[2].trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException(variable + ": the tier of '" + parts[0] + "' must be VIP or STANDARD");
+        }
+      }
+      entries.add(entry(variable, parts[0], parts[1].trim(), tier));
+    }
+    return new ApiKeys(entries);
+  }
+
+  /** One key, which may contain any character (ADMIN_API_KEY). */
+  static ApiKeys single(String variable, String name, String key) {
+    return key == null || key.isBlank()
+        ? new ApiKeys(List.of())
+        : new ApiKeys(List.of(entry(variable, name, key.trim(), Tier.STANDARD)));
+  }
+
+  private static Entry entry(String variable, String name, String key, Tier tier) {
+    byte[] digest;
+    if (key.startsWith(SHA256_PREFIX)) {
+      String hex = key.substring(SHA256_PREFIX.length());
+      if (!hex.matches("[0-9a-fA-F]{64}")) {
+        throw new IllegalArgumentException(variable + ": the sha256= key of '" + name + "' must be 64 hex digits");
+      }
+      digest = HexFormat.of().parseHex(hex.toLowerCase(Locale.ROOT));
+    } else {
+      if (key.length() < 16) {
+        log.warn("{}: the key of '{}' is shorter than 16 characters; use a random key (openssl rand -hex 24)",
+            variable, name);
+      }
+      digest = sha256(key);
+    }
+    return new Entry(name, digest, tier);
+  }
+
+  boolean isEmpty() {
+    return entries.isEmpty();
+  }
+
+  /** The entry whose key was presented; every entry is compared so the time does not tell which one matched. */
+  Optional<Entry> match(String presented) {
+    byte[] digest = sha256(presented);
+    Entry found = null;
+    for (Entry entry : entries) {
+      if (MessageDigest.isEqual(entry.digest(), digest) && found == null) {
+        found = entry;
+      }
+    }
+    return Optional.ofNullable(found);
+  }
+
+  static byte[] sha256(String value) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is part of every JDK", e);
+    }
+  }
+}

@@ -1,0 +1,36 @@
+package dev.questionflow.api.security;
+
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import org.springframework.http.MediaType;
+import org.springframework.security.web.AuthenticationEntryPoint;
+import org.springframework.security.web.access.AccessDeniedHandler;
+
+/** 401 and 403 as problem+json, like every other refusal of the API. */
+final class ProblemResponses {
+
+  private ProblemResponses() {}
+
+  static AuthenticationEntryPoint unauthorized() {
+    return (request, response, exception) -> {
+      response.setHeader("WWW-Authenticate", "Bearer");
+      write(response, HttpServletResponse.SC_UNAUTHORIZED, "Unauthorized",
+          "this endpoint needs credentials: Authorization: Bearer <API key or token>"
+              + (exception.getMessage() == null ? "" : " (" + exception.getMessage() + ")"));
+    };
+  }
+
+  static AccessDeniedHandler forbidden() {
+    return (request, response, exception) ->
+        write(response, HttpServletResponse.SC_FORBIDDEN, "Forbidden", "your credentials do not allow this");
+  }
+
+  static void write(HttpServletResponse response, int status, String title, String detail) throws IOException {
+    response.setStatus(status);
+    response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+    response.setCharacterEncoding(StandardCharsets.UTF_8.name());
+    response.getWriter().write("{\"type\":\"about:blank\",\"title\":\"" + title + "\",\"status\":" + status
+        + ",\"detail\":\"" + detail.replace("\\", "\\\\").replace("\"", "\\\"") + "\"}");
+  }
+}

@@ -1,0 +1,559 @@
+// The support staff console (/staff.html, also /staff): sign in with a staff API key or an OIDC access token (both
+// sent as Authorization: Bearer), see the open tickets longest waiting first, open one with its FAQ candidates and
+// the session's recent turns, and reply; the reply becomes the question's answer (level HUMAN) on the customer's
+// page. Plain JS, no build step, nothing loaded from outside the app.
+//
+// Everything a customer wrote is untrusted: it is only ever put into the page as text (textContent), never as HTML.
+'use strict';
+
+(function () {
+  const TOKEN_KEY = 'questionflow.staffToken';
+  const REFRESH_MS = 5000;
+  const LIST_URL = '/api/v1/tickets?status=OPEN&limit=100';
+
+  const el = (id) => document.getElementById(id);
+  const signinForm = el('signin-form');
+  const tokenInput = el('staff-token');
+  const signinButton = el('staff-signin');
+  const signoutButton = el('staff-signout');
+  const identity = el('staff-identity');
+  const errorBox = el('staff-error');
+  const consoleBox = el('console');
+  const ticketList = el('tickets');
+  const ticketsEmpty = el('tickets-empty');
+  const ticketsCount = el('tickets-count');
+  const ticketsUpdated = el('tickets-updated');
+  const detail = el('ticket-detail');
+  const replyForm = el('reply-form');
+  const replyText = el('reply-text');
+  const replySend = el('reply-send');
+  const replyStatus = el('reply-status');
+
+  let token = null;
+  let refreshTimer = null;
+  let generation = 0; // bumped on sign-in and sign-out: answers to an earlier sign-in's requests are dropped
+  let selectedId = null;
+  let selected = null; // the selected ticket as last loaded
+  const drafts = new Map(); // ticket ID -> reply typed so far (in memory only)
+  const replied = new Set(); // tickets this console answered (202) that the list may still show for a moment
+
+  /** Creates an element with the given class and text (text only, never HTML). */
+  function make(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) {
+      node.className = className;
+    }
+    if (text != null) {
+      node.textContent = String(text);
+    }
+    return node;
+  }
+
+  function showError(message) {
+    errorBox.textContent = message || '';
+    errorBox.hidden = !message;
+  }
+
+  // a problem-details body (application/problem+json) or whatever the server sent
+  async function describeFailure(response) {
+    let detailText = '';
+    try {
+      const text = await response.text();
+      try {
+        const body = JSON.parse(text);
+        detailText = body.detail || body.title || text;
+      } catch (notJson) {
+        detailText = text;
+      }
+    } catch (unreadable) {
+      detailText = '';
+    }
+    return `Error ${response.status}${detailText ? `: ${detailText}` : ''}`;
+  }
+
+  class SignedOut extends Error {}
+
+  /**
+   * A call with the signed-in identity. Never with the chat page's web-session cookie (credentials: 'omit'): the
+   * console acts only as the staff member. A 401 (the key was revoked or the token expired) signs out.
+   */
+  async function api(path, options = {}) {
+    if (!token) {
+      throw new SignedOut('not signed in');
+    }
+    const asked = generation;
+    const response = await fetch(path, {
+      ...options,
+      credentials: 'omit',
+      cache: 'no-store',
+      headers: { Accept: 'application/json', ...(options.headers || {}), Authorization: `Bearer ${token}` },
+    });
+    if (asked !== generation) {
+      throw new SignedOut('signed out meanwhile');
+    }
+    if (response.status === 401) {
+      signOut('Your sign-in is no longer accepted (401): the key was changed or the token expired. Sign in again.');
+      throw new SignedOut('401');
+    }
+    return response;
+  }
+
+  function isStaff(me) {
+    const roles = Array.isArray(me.roles) ? me.roles : [];
+    return roles.includes('ROLE_STAFF') || roles.includes('ROLE_ADMIN');
+  }
+
+  // ---- sign-in ----
+
+  async function signIn(candidate, remembered) {
+    showError('');
+    signinButton.disabled = true;
+    const asked = ++generation;
+    let response;
+    try {
+      response = await fetch('/api/v1/me', {
+        credentials: 'omit',
+        cache: 'no-store',
+        headers: { Accept: 'application/json', Authorization: `Bearer ${candidate}` },
+      });
+    } catch (e) {
+      // a network failure, or a key with characters no HTTP header can carry
+      signinButton.disabled = false;
+      if (remembered) {
+        tokenInput.value = candidate; // "Sign in" tries the same again
+      }
+      showError(`Could not check the key: ${e.message}`);
+      return;
+    }
+    signinButton.disabled = false;
+    if (asked !== generation) {
+      return;
+    }
+    if (response.status === 401) {
+      forgetToken();
+      showError('That key or token was not accepted (401). Check it and try again.');
+      tokenInput.focus();
+      return;
+    }
+    if (response.status === 403) {
+      forgetToken();
+      showError('This key or token is valid but not for support staff (403): the console needs a staff or admin'
+        + ' identity.');
+      tokenInput.focus();
+      return;
+    }
+    if (!response.ok) {
+      if (remembered) {
+        tokenInput.value = candidate;
+      }
+      showError(`Could not sign in: ${await describeFailure(response)}`);
+      return;
+    }
+    const me = await response.json();
+    if (!isStaff(me)) {
+      forgetToken();
+      showError(`Signed in as ${me.name} (${me.kind}), which is not support staff: the console needs a staff or admin`
+        + ' identity.');
+      return;
+    }
+    token = candidate;
+    sessionStorage.setItem(TOKEN_KEY, token);
+    tokenInput.value = '';
+    el('staff-name').textContent = me.name;
+    el('staff-kind').textContent = `(${me.kind})`;
+    signinForm.hidden = true;
+    identity.hidden = false;
+    consoleBox.hidden = false;
+    await refreshTickets();
+  }
+
+  function forgetToken() {
+    token = null;
+    sessionStorage.removeItem(TOKEN_KEY);
+  }
+
+  /** Signs out: forgets the token and removes every customer's data from the page. */
+  function signOut(message) {
+    generation++;
+    forgetToken();
+    clearTimeout(refreshTimer);
+    refreshTimer = null;
+    selectedId = null;
+    selected = null;
+    drafts.clear();
+    replied.clear();
+    ticketList.replaceChildren();
+    ticketsCount.textContent = '';
+    ticketsUpdated.textContent = '';
+    clearDetail();
+    detail.hidden = true;
+    consoleBox.hidden = true;
+    identity.hidden = true;
+    signinForm.hidden = false;
+    tokenInput.value = '';
+    showError(message || '');
+    tokenInput.focus();
+  }
+
+  // ---- the open tickets ----
+
+  function waitingSeconds(ticket) {
+    let seconds = Number(ticket.waitingSeconds);
+    if (ticket.waitingSeconds == null || !Number.isFinite(seconds)) {
+      seconds = (Date.now() - Date.parse(ticket.createdAt)) / 1000;
+    }
+    return Number.isFinite(seconds) && seconds > 0 ? seconds : 0;
+  }
+
+  /** "waiting 42 s", "waiting 3 min", "waiting 2 h 5 min", "waiting 3 days". */
+  function waitingText(seconds) {
+    if (seconds < 60) {
+      return `waiting ${Math.floor(seconds)} s`;
+    }
+    const minutes = Math.floor(seconds / 60);
+    if (minutes < 60) {
+      return `waiting ${minutes} min`;
+    }
+    const hours = Math.floor(minutes / 60);
+    if (hours < 48) {
+      return `waiting ${hours} h ${minutes % 60} min`;
+    }
+    return `waiting ${Math.floor(hours / 24)} days`;
+  }
+
+  function who(ticket) {
+    const caller = ticket.caller || 'unknown caller';
+    return ticket.userId ? `${caller} / ${ticket.userId}` : caller;
+  }
+
+  function renderTickets(tickets) {
+    // keep the keyboard focus on the same ticket across the refresh
+    const focused = document.activeElement && document.activeElement.dataset
+      ? document.activeElement.dataset.ticketId : undefined;
+    const items = tickets.map((ticket) => {
+      const li = make('li');
+      const button = make('button', 'ticket');
+      button.type = 'button';
+      button.dataset.ticketId = ticket.ticketId;
+      button.dataset.testid = 'ticket';
+      const seconds = waitingSeconds(ticket);
+      if (seconds >= 15 * 60) {
+        button.classList.add('overdue');
+      }
+      if (ticket.ticketId === selectedId) {
+        button.setAttribute('aria-current', 'true');
+      }
+      if (replied.has(ticket.ticketId)) {
+        // answered from this console: the server closes the ticket a moment later
+        button.classList.add('replied');
+      }
+      const top = make('span', 'ticket-top');
+      top.append(make('span', 'wait', waitingText(seconds)));
+      if (ticket.priority != null) {
+        top.append(make('span', 'priority', `priority ${ticket.priority}`));
+      }
+      button.append(
+        top,
+        make('span', 'ticket-question', ticket.question || '(no text)'),
+        make('span', 'ticket-who hint', `${ticket.intent || 'no intent'} · ${who(ticket)}`));
+      button.addEventListener('click', () => select(ticket.ticketId));
+      li.append(button);
+      return li;
+    });
+    ticketList.replaceChildren(...items);
+    ticketsEmpty.hidden = tickets.length > 0;
+    ticketsCount.textContent = `(${tickets.length}${tickets.length >= 100 ? '+' : ''})`;
+    if (focused) {
+      const again = ticketList.querySelector(`[data-ticket-id="${CSS.escape(focused)}"]`);
+      if (again) {
+        again.focus();
+      }
+    }
+  }
+
+  async function refreshTickets() {
+    clearTimeout(refreshTimer);
+    const asked = generation;
+    try {
+      const response = await api(LIST_URL);
+      if (response.ok) {
+        const tickets = await response.json();
+        if (asked !== generation) {
+          return;
+        }
+        const open = tickets.filter((t) => t.status === 'OPEN' || t.status == null);
+        renderTickets(open);
+        ticketsUpdated.textContent = `Updated ${new Date().toLocaleTimeString()}`;
+        if (selectedId && !open.some((t) => t.ticketId === selectedId) && selected && selected.status === 'OPEN'
+            && !replied.has(selectedId)) {
+          // answered elsewhere meanwhile: show what happened
+          loadDetail(selectedId);
+        }
+      } else if (response.status === 403) {
+        signOut('This identity may not read tickets (403): the console needs a staff or admin identity.');
+        return;
+      } else {
+        ticketsUpdated.textContent = `Could not refresh the list: ${await describeFailure(response)}`;
+      }
+    } catch (e) {
+      if (e instanceof SignedOut) {
+        return;
+      }
+      ticketsUpdated.textContent = `Could not refresh the list: ${e.message}`;
+    }
+    if (asked === generation && token) {
+      refreshTimer = setTimeout(refreshTickets, REFRESH_MS);
+    }
+  }
+
+  // ---- one ticket ----
+
+  function clearDetail() {
+    el('ticket-id').textContent = '';
+    el('ticket-question').textContent = '';
+    el('ticket-meta').replaceChildren();
+    el('candidates').replaceChildren();
+    el('turns').replaceChildren();
+    replyText.value = '';
+    setReplyStatus('', '');
+  }
+
+  function setReplyStatus(text, state) {
+    replyStatus.textContent = text;
+    replyStatus.dataset.state = state;
+    replyStatus.className = state === 'error' || state === 'conflict' ? 'error' : state === 'sent' ? 'ok' : 'hint';
+  }
+
+  function select(ticketId) {
+    if (selectedId && selectedId !== ticketId) {
+      drafts.set(selectedId, replyText.value);
+    }
+    selectedId = ticketId;
+    ticketList.querySelectorAll('[data-ticket-id]').forEach((b) => {
+      if (b.dataset.ticketId === ticketId) {
+        b.setAttribute('aria-current', 'true');
+      } else {
+        b.removeAttribute('aria-current');
+      }
+    });
+    loadDetail(ticketId);
+  }
+
+  async function loadDetail(ticketId) {
+    const asked = generation;
+    let response;
+    try {
+      response = await api(`/api/v1/tickets/${encodeURIComponent(ticketId)}`);
+    } catch (e) {
+      if (!(e instanceof SignedOut)) {
+        setReplyStatus(`Could not load the ticket: ${e.message}`, 'error');
+      }
+      return;
+    }
+    if (asked !== generation || ticketId !== selectedId) {
+      return; // another ticket was selected meanwhile
+    }
+    if (!response.ok) {
+      detail.hidden = false;
+      clearDetail();
+      el('ticket-id').textContent = ticketId;
+      setReplyStatus(response.status === 404 ? 'This ticket does not exist (any more).'
+        : `Could not load the ticket: ${await describeFailure(response)}`, 'error');
+      replySend.disabled = true;
+      return;
+    }
+    const view = await response.json();
+    if (asked !== generation || ticketId !== selectedId) {
+      return;
+    }
+    showDetail(view);
+  }
+
+  function addMeta(dl, term, value) {
+    if (value == null || value === '') {
+      return;
+    }
+    dl.append(make('dt', null, term), make('dd', null, value));
+  }
+
+  function when(instant) {
+    const t = Date.parse(instant);
+    return Number.isFinite(t) ? new Date(t).toLocaleString() : instant;
+  }
+
+  function showDetail(view) {
+    const ticket = view; // the ticket's fields, with candidates and recentTurns beside them
+    const sameTicket = selected && selected.ticketId === ticket.ticketId;
+    selected = ticket;
+    detail.hidden = false;
+    el('ticket-id').textContent = ticket.ticketId;
+    el('ticket-question').textContent = ticket.question || '';
+
+    const meta = make('dl', 'ticket-meta');
+    meta.id = 'ticket-meta';
+    if (ticket.status === 'OPEN') {
+      addMeta(meta, 'Waiting', waitingText(waitingSeconds(ticket)).replace(/^waiting /, ''));
+    }
+    addMeta(meta, 'Status', ticket.status === 'ANSWERED'
+      ? `answered by ${ticket.agent || 'someone'}${ticket.answeredAt ? ` at ${when(ticket.answeredAt)}` : ''}`
+      : ticket.status);
+    addMeta(meta, 'Created', when(ticket.createdAt));
+    addMeta(meta, 'Intent', ticket.intent);
+    addMeta(meta, 'Priority', ticket.priority);
+    addMeta(meta, 'Why handed over', ticket.reason);
+    addMeta(meta, 'Caller', ticket.caller);
+    addMeta(meta, 'User', ticket.userId);
+    addMeta(meta, 'Session', ticket.sessionId);
+    addMeta(meta, 'Workflow', ticket.workflowId);
+    addMeta(meta, 'Reply', ticket.reply);
+    el('ticket-meta').replaceWith(meta);
+
+    const candidates = Array.isArray(view.candidates) ? view.candidates : [];
+    el('candidates').replaceChildren(...candidates.map((c) => {
+      const li = make('li', 'candidate');
+      li.dataset.faqId = c.faqId;
+      li.append(make('p', 'candidate-id', c.faqId));
+      li.append(make('p', 'candidate-question', c.question == null ? '(not in the FAQ any more)' : c.question));
+      if (c.answer != null) {
+        li.append(make('p', 'answer', c.answer));
+        const use = make('button', 'secondary', 'Use this answer');
+        use.type = 'button';
+        use.dataset.faqId = c.faqId;
+        use.addEventListener('click', () => useAnswer(c.answer));
+        li.append(use);
+      }
+      return li;
+    }));
+    el('candidates-empty').hidden = candidates.length > 0;
+
+    const turns = Array.isArray(view.recentTurns) ? view.recentTurns : [];
+    el('turns').replaceChildren(...turns.map((t) => {
+      const li = make('li', 'recent-turn');
+      li.append(make('p', 'question', t.question || ''));
+      const answer = make('p', 'answer', t.answer || '');
+      li.append(answer);
+      if (t.level) {
+        const meta2 = make('p', 'meta', 'Answer level ');
+        meta2.append(make('span', 'level', t.level));
+        li.append(meta2);
+      }
+      return li;
+    }));
+    el('turns-empty').hidden = turns.length > 0;
+
+    const open = ticket.status === 'OPEN' && !replied.has(ticket.ticketId);
+    replySend.disabled = !open;
+    replyText.disabled = !open;
+    if (!sameTicket) {
+      replyText.value = drafts.get(ticket.ticketId) || '';
+      setReplyStatus('', '');
+    }
+    if (ticket.status === 'ANSWERED' && !replied.has(ticket.ticketId) && replyStatus.dataset.state !== 'conflict') {
+      setReplyStatus(`Already answered by ${ticket.agent || 'someone'}.`, 'conflict');
+    }
+  }
+
+  function useAnswer(answer) {
+    const draft = replyText.value.trim();
+    if (draft && draft !== answer.trim()
+        && !window.confirm('Replace the reply you have typed with this answer?')) {
+      return;
+    }
+    replyText.value = answer;
+    replyText.focus();
+  }
+
+  async function sendReply() {
+    const ticketId = selectedId;
+    const text = replyText.value.trim();
+    if (!ticketId) {
+      return;
+    }
+    if (!text) {
+      setReplyStatus('Type a reply first.', 'error');
+      replyText.focus();
+      return;
+    }
+    replySend.disabled = true;
+    setReplyStatus('Sending…', 'sending');
+    let response;
+    try {
+      response = await api(`/api/v1/tickets/${encodeURIComponent(ticketId)}/reply`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ text }),
+      });
+    } catch (e) {
+      if (!(e instanceof SignedOut)) {
+        replySend.disabled = false;
+        setReplyStatus(`Could not send the reply: ${e.message}`, 'error');
+      }
+      return;
+    }
+    if (ticketId !== selectedId) {
+      return;
+    }
+    if (response.status === 202) {
+      replied.add(ticketId);
+      drafts.delete(ticketId);
+      replyText.disabled = true;
+      setReplyStatus('Reply sent (202 Accepted): it is the answer on the customer\'s page now.', 'sent');
+      refreshTickets();
+      return;
+    }
+    if (response.status === 409) {
+      const why = (await describeFailure(response)).replace(/^Error 409: /, '');
+      drafts.delete(ticketId);
+      refreshTickets();
+      await loadDetail(ticketId); // shows who answered it; then the 409's own words
+      if (ticketId === selectedId) {
+        replySend.disabled = true;
+        setReplyStatus(`Already answered (409): ${why}`, 'conflict');
+      }
+      return;
+    }
+    replySend.disabled = false;
+    if (response.status === 403) {
+      setReplyStatus('This identity may not answer tickets (403).', 'error');
+    } else if (response.status === 404) {
+      setReplyStatus('This ticket does not exist (any more) (404).', 'error');
+    } else {
+      setReplyStatus(`Could not send the reply: ${await describeFailure(response)}`, 'error');
+    }
+  }
+
+  // ---- wiring ----
+
+  signinForm.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const candidate = tokenInput.value.trim();
+    if (!candidate) {
+      showError('Enter a staff API key or an access token.');
+      tokenInput.focus();
+      return;
+    }
+    signIn(candidate, false);
+  });
+
+  signoutButton.addEventListener('click', () => signOut(''));
+
+  replyForm.addEventListener('submit', (e) => {
+    e.preventDefault();
+    sendReply();
+  });
+
+  replyText.addEventListener('keydown', (e) => {
+    // Ctrl+Enter (Cmd+Enter) sends; Enter alone is a new line in a reply
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey) && !e.isComposing) {
+      e.preventDefault();
+      replyForm.requestSubmit();
+    }
+  });
+
+  const remembered = sessionStorage.getItem(TOKEN_KEY);
+  if (remembered) {
+    signIn(remembered, true);
+  } else {
+    tokenInput.focus();
+  }
+})();
