@@ -13,6 +13,7 @@ import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.Socket;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -58,6 +59,16 @@ class TrialModeIT {
         .findFirst();
   }
 
+  /** The status code of a raw HTTP/1.1 request to 127.0.0.1 (the JDK's client will not send a Host of our choice). */
+  private static int statusOf(int port, String request) throws Exception {
+    try (Socket socket = new Socket("127.0.0.1", port)) {
+      socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+      String statusLine = new java.io.BufferedReader(
+          new java.io.InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII)).readLine();
+      return Integer.parseInt(statusLine.split(" ")[1]);
+    }
+  }
+
   @Test
   void withoutCredentialsLoopbackAsksWithoutAKeyAndNothingElseCanConnect() throws Exception {
     try (AppProcess app = AppProcess.start("trial", noCredentials("trial"))) {
@@ -70,6 +81,12 @@ class TrialModeIT {
       JsonNode local = JSON.readTree(me.body());
       assertThat(local.get("kind").asText()).isEqualTo("LOCAL");
       assertThat(Files.readString(app.log())).contains("TRIAL MODE");
+      // a web page that rebound its own host name to 127.0.0.1 (the browser sends that name as Host) is not local
+      int rebound = statusOf(app.port(), "GET /api/v1/me HTTP/1.1\r\nHost: rebound.example:" + app.port()
+          + "\r\nConnection: close\r\n\r\n");
+      assertThat(rebound).isEqualTo(401);
+      // nor is what a tunnel or proxy on this machine relays
+      assertThat(app.send("GET", "/api/v1/me", null, "X-Forwarded-For", "203.0.113.7").statusCode()).isEqualTo(401);
 
       Optional<InetAddress> outside = nonLoopbackAddress();
       assumeThat(outside).as("this machine has no non-loopback IPv4 address to try").isPresent();
@@ -78,9 +95,9 @@ class TrialModeIT {
           socket.connect(new InetSocketAddress(outside.get(), app.port()), 2000);
         }
       }).as("connect to %s:%d", outside.get().getHostAddress(), app.port()).isInstanceOf(ConnectException.class);
-      System.out.printf("[trial] loopback ask %d, status %d as %s; %s:%d refused the connection%n",
-          asked.statusCode(), status.statusCode(), local.get("name").asText(), outside.get().getHostAddress(),
-          app.port());
+      System.out.printf("[trial] loopback ask %d, status %d as %s; Host rebound.example %d; %s:%d refused the"
+          + " connection%n", asked.statusCode(), status.statusCode(), local.get("name").asText(), rebound,
+          outside.get().getHostAddress(), app.port());
     }
   }
 

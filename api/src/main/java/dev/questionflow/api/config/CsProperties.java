@@ -162,13 +162,17 @@ public record CsProperties(
    * @param sseMaxPerVisitor open event streams of one web visitor
    * @param sseMaxPerCaller open event streams of one chat back end (for all its users), staff member or admin
    * @param sseMaxTotal open event streams of this instance
+   * @param sseMaxPerAddress open event streams of the web visitors behind one client address
+   * @param sseHeartbeat a comment line after this long without an event, so a client that went away is noticed
    * @param duplicateWindow a repeated submit within this window is answered without a call to Temporal
    */
   public record Api(
       Duration sseTimeout, Duration ssePollInterval, Integer sseMaxPerVisitor, Integer sseMaxPerCaller,
-      Integer sseMaxTotal, Duration duplicateWindow) {
+      Integer sseMaxTotal, Integer sseMaxPerAddress, Duration sseHeartbeat, Duration duplicateWindow) {
 
     public Api {
+      sseMaxPerAddress = sseMaxPerAddress == null ? 60 : sseMaxPerAddress;
+      sseHeartbeat = sseHeartbeat == null ? Duration.ofSeconds(20) : sseHeartbeat;
       duplicateWindow = duplicateWindow == null ? Duration.ofSeconds(60) : duplicateWindow;
       sseMaxPerVisitor = sseMaxPerVisitor == null ? 3 : sseMaxPerVisitor;
       sseMaxPerCaller = sseMaxPerCaller == null ? 500 : sseMaxPerCaller;

@@ -1,6 +1,7 @@
 package dev.questionflow.api.question;
 
 import dev.questionflow.api.ratelimit.AccessLimiter;
+import dev.questionflow.api.ratelimit.ClientIp;
 import dev.questionflow.api.ratelimit.Admission;
 import dev.questionflow.api.ratelimit.AdmittedQuestion;
 import dev.questionflow.api.security.Requester;
@@ -26,23 +27,22 @@ import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 @RequestMapping("/api/v1/questions")
 class QuestionController {
 
-
   private final QuestionService questions;
   private final StatusStreams streams;
   private final AccessLimiter limits;
+  private final ClientIp clientIp;
 
-  QuestionController(QuestionService questions, StatusStreams streams, AccessLimiter limits) {
+  QuestionController(QuestionService questions, StatusStreams streams, AccessLimiter limits, ClientIp clientIp) {
     this.questions = questions;
     this.streams = streams;
     this.limits = limits;
+    this.clientIp = clientIp;
   }
 
   @Operation(summary = "Accept a question: starts its workflow and returns the workflow ID at once")
   @PostMapping(consumes = MediaType.APPLICATION_JSON_VALUE)
   @PreAuthorize("hasRole('CALLER')")
-  ResponseEntity<AdmittedQuestion> ask(
-      @Valid @RequestBody AskRequest request,
-      HttpServletRequest http) {
+  ResponseEntity<AdmittedQuestion> ask(@Valid @RequestBody AskRequest request) {
     Requester requester = Requester.current();
     mayAsk(requester, request);
     String traced = RequestIdFilter.current(); // the caller's X-Request-Id when usable (RequestIdFilter)
@@ -85,9 +85,10 @@ class QuestionController {
 
   @Operation(summary = "Server-Sent Events: one 'status' event per change, then 'answer' with the final answer")
   @GetMapping(path = "/{workflowId}/events", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
-  SseEmitter events(@PathVariable String workflowId) {
+  SseEmitter events(@PathVariable String workflowId, HttpServletRequest request) {
     Requester requester = Requester.current();
     QuestionStatus first = questions.status(requester, workflowId); // 404 before the stream opens
-    return streams.open(requester, workflowId, first);
+    String address = requester.kind() == Requester.Kind.WEB_VISITOR ? clientIp.of(request) : null;
+    return streams.open(requester, address, workflowId, first);
   }
 }

@@ -7,13 +7,15 @@ import dev.questionflow.workflows.question.Stage;
 import jakarta.annotation.PreDestroy;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import dev.questionflow.api.ratelimit.AccessLimitExceededException;
 import dev.questionflow.api.ratelimit.AccessLimiter;
@@ -38,8 +40,11 @@ class StatusStreams {
   private final Duration timeout;
   private final Duration pollInterval;
   private final CsProperties.Api limits;
-  private final ConcurrentHashMap<String, AtomicInteger> openPerOwner = new ConcurrentHashMap<>();
-  private final AtomicInteger openTotal = new AtomicInteger();
+  private static final String TOTAL = "total";
+
+  private final Duration heartbeat;
+  /** Open streams: the instance's total, per owner and per web visitors' address. */
+  private final ConcurrentHashMap<String, Integer> open = new ConcurrentHashMap<>();
   private final ScheduledExecutorService poller = Executors.newScheduledThreadPool(2, r -> {
     Thread thread = new Thread(r, "sse-status-poller");
     thread.setDaemon(true);
@@ -51,12 +56,17 @@ class StatusStreams {
     this.timeout = properties.api().sseTimeout();
     this.pollInterval = properties.api().ssePollInterval();
     this.limits = properties.api();
+    this.heartbeat = properties.api().sseHeartbeat();
   }
 
-  SseEmitter open(Requester requester, String workflowId, QuestionStatus first) {
-    Runnable release = reserve(requester);
+  /**
+   * @param clientAddress the client's address for a web visitor's stream (capped per address too), else null
+   */
+  SseEmitter open(Requester requester, String clientAddress, String workflowId, QuestionStatus first) {
+    Runnable release = reserve(requester, clientAddress);
     SseEmitter emitter = new SseEmitter(timeout.toMillis());
     AtomicReference<QuestionStatus> last = new AtomicReference<>();
+    AtomicLong lastSent = new AtomicLong(System.nanoTime());
     AtomicReference<ScheduledFuture<?>> task = new AtomicReference<>();
     AtomicBoolean released = new AtomicBoolean();
     Runnable stop = () -> {
@@ -71,7 +81,7 @@ class StatusStreams {
     emitter.onCompletion(stop);
     emitter.onTimeout(stop);
     emitter.onError(e -> stop.run());
-    if (publish(emitter, last, first)) {
+    if (publish(emitter, last, lastSent, first)) {
       stop.run();
       return emitter;
     }
@@ -79,7 +89,8 @@ class StatusStreams {
         poller.scheduleWithFixedDelay(
             () -> {
               try {
-                if (publish(emitter, last, questions.status(workflowId))) {
+                if (publish(emitter, last, lastSent, questions.status(workflowId))
+                    || !heartbeatIfQuiet(emitter, lastSent)) {
                   stop.run();
                 }
               } catch (RuntimeException e) {
@@ -94,39 +105,75 @@ class StatusStreams {
     return emitter;
   }
 
-  /** Counts a new stream of its owner, or refuses it with 429 (Retry-After: one poll's worth of waiting). */
-  private Runnable reserve(Requester requester) {
+  /** A comment line when nothing was sent for a heartbeat interval; false when the client is gone. */
+  private boolean heartbeatIfQuiet(SseEmitter emitter, AtomicLong lastSent) {
+    long now = System.nanoTime();
+    if (now - lastSent.get() < heartbeat.toNanos()) {
+      return true;
+    }
+    try {
+      emitter.send(SseEmitter.event().comment("keep-alive"));
+      lastSent.set(now);
+      return true;
+    } catch (IOException e) {
+      emitter.completeWithError(e);
+      return false;
+    }
+  }
+
+  /**
+   * Counts a new stream against its owner's cap, its address's (web visitors), and the instance's, or refuses it
+   * with 429 (Retry-After: a few polls' worth of waiting). Returns what gives the places back.
+   */
+  private Runnable reserve(Requester requester, String clientAddress) {
     boolean visitor = requester.kind() == Requester.Kind.WEB_VISITOR;
-    int perOwner = visitor ? limits.sseMaxPerVisitor() : limits.sseMaxPerCaller();
-    String owner = requester.limitKey();
-    AtomicInteger mine = openPerOwner.computeIfAbsent(owner, key -> new AtomicInteger());
-    if (openTotal.incrementAndGet() > limits.sseMaxTotal()) {
-      openTotal.decrementAndGet();
-      throw new AccessLimitExceededException(AccessLimiter.Kind.STREAMS, 5);
+    List<String> keys = new ArrayList<>();
+    keys.add(TOTAL);
+    keys.add("owner:" + requester.limitKey());
+    if (visitor && clientAddress != null) {
+      keys.add("address:" + clientAddress);
     }
-    if (mine.incrementAndGet() > perOwner) {
-      mine.decrementAndGet();
-      openTotal.decrementAndGet();
-      throw new AccessLimitExceededException(AccessLimiter.Kind.STREAMS, 5);
-    }
-    return () -> {
-      openTotal.decrementAndGet();
-      if (mine.decrementAndGet() <= 0) {
-        openPerOwner.remove(owner, mine);
+    List<String> taken = new ArrayList<>();
+    Runnable release = () -> taken.forEach(key -> open.computeIfPresent(key, (k, n) -> n <= 1 ? null : n - 1));
+    for (String key : keys) {
+      int cap = key.equals(TOTAL) ? limits.sseMaxTotal()
+          : key.startsWith("address:") ? limits.sseMaxPerAddress()
+          : visitor ? limits.sseMaxPerVisitor() : limits.sseMaxPerCaller();
+      if (!tryTake(key, cap)) {
+        release.run();
+        throw new AccessLimitExceededException(AccessLimiter.Kind.STREAMS, 5);
       }
-    };
+      taken.add(key);
+    }
+    return release;
+  }
+
+  /** One place under the cap, atomically per key (no window between reading the count and writing it). */
+  private boolean tryTake(String key, int cap) {
+    boolean[] took = {false};
+    open.compute(key, (k, n) -> {
+      int count = n == null ? 0 : n;
+      if (count >= cap) {
+        return n;
+      }
+      took[0] = true;
+      return count + 1;
+    });
+    return took[0];
   }
 
   /** Open streams of this instance (tests and diagnostics). */
   int open() {
-    return openTotal.get();
+    return open.getOrDefault(TOTAL, 0);
   }
 
   /** Sends the status if it changed; returns true once the stream is finished. */
-  private boolean publish(SseEmitter emitter, AtomicReference<QuestionStatus> last, QuestionStatus status) {
+  private boolean publish(
+      SseEmitter emitter, AtomicReference<QuestionStatus> last, AtomicLong lastSent, QuestionStatus status) {
     if (Objects.equals(last.getAndSet(status), status)) {
       return false;
     }
+    lastSent.set(System.nanoTime());
     try {
       emitter.send(SseEmitter.event().name("status").data(status, MediaType.APPLICATION_JSON));
       if (isFinal(status)) {

@@ -9,6 +9,7 @@ import java.io.IOException;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.web.filter.OncePerRequestFilter;
+import org.springframework.web.util.UrlPathHelper;
 import org.springframework.web.servlet.HandlerExceptionResolver;
 
 /**
@@ -30,7 +31,15 @@ public final class AccessLimitFilter extends OncePerRequestFilter {
 
   @Override
   protected boolean shouldNotFilter(HttpServletRequest request) {
-    return !request.getRequestURI().startsWith("/api/");
+    return !isApi(request);
+  }
+
+  /**
+   * The decoded path, as Spring Security and MVC match it: on the raw URI, {@code /%61pi/v1/questions} would be
+   * routed to the API and skip the limits.
+   */
+  public static boolean isApi(HttpServletRequest request) {
+    return UrlPathHelper.defaultInstance.getPathWithinApplication(request).startsWith("/api/");
   }
 
   @Override

@@ -49,6 +49,13 @@ public final class ClientIp {
     return client;
   }
 
+  /** Whether the request reached us over HTTPS: itself, or as a trusted proxy's {@code X-Forwarded-Proto} says. */
+  public boolean overHttps(HttpServletRequest request) {
+    return request.isSecure()
+        || (request.getRemoteAddr() != null && isTrusted(request.getRemoteAddr())
+            && "https".equalsIgnoreCase(request.getHeader("X-Forwarded-Proto")));
+  }
+
   private boolean isTrusted(String address) {
     for (IpAddressMatcher matcher : trusted) {
       try {

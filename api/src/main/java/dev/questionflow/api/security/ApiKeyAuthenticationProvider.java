@@ -16,7 +16,9 @@ final class ApiKeyAuthenticationProvider implements AuthenticationProvider {
   private final ApiKeys staff;
   private final ApiKeys admins;
 
+  /** @throws IllegalArgumentException when one key is configured twice (its role would depend on the order here) */
   ApiKeyAuthenticationProvider(ApiKeys callers, ApiKeys staff, ApiKeys admins) {
+    ApiKeys.requireDistinct(callers, staff, admins);
     this.callers = callers;
     this.staff = staff;
     this.admins = admins;

@@ -5,10 +5,13 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -26,8 +29,9 @@ final class ApiKeys {
   /** Names end up in workflow IDs' owner tags, session keys and logs: the same characters the API allows in IDs. */
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._@-]{1,64}");
   private static final String SHA256_PREFIX = "sha256=";
+  private static final Set<String> RESERVED_NAMES = Set.of(Requester.WEB, Requester.LOCAL);
 
-  record Entry(String name, byte[] digest, Tier maxTier) {}
+  record Entry(String variable, String name, byte[] digest, Tier maxTier) {}
 
   private final List<Entry> entries;
 
@@ -51,8 +55,13 @@ final class ApiKeys {
       }
       String[] parts = entry.split(":", -1);
       if (parts.length < 2 || parts.length > 3 || !NAME.matcher(parts[0]).matches() || parts[1].isBlank()) {
-        throw new IllegalArgumentException(variable + ": each entry must be name:key or name:key:VIP (name of letters,"
-            + " digits and . _ @ -), got an entry starting with '" + parts[0] + "'");
+        // the entry's position, not its text: a forgotten "name:" would put the key itself into the log
+        throw new IllegalArgumentException(variable + ": entry " + (entries.size() + 1) + " is not name:key or"
+            + " name:key:VIP (a name of letters, digits and . _ @ -)");
+      }
+      if (RESERVED_NAMES.contains(parts[0].toLowerCase(Locale.ROOT))) {
+        // the chat page's visitors and the trial's requester go by these: a key named so would share their sessions
+        throw new IllegalArgumentException(variable + ": the name '" + parts[0] + "' is reserved; choose another");
       }
       Tier tier = Tier.STANDARD;
       if (parts.length == 3) {
@@ -83,13 +92,31 @@ final class ApiKeys {
       }
       digest = HexFormat.of().parseHex(hex.toLowerCase(Locale.ROOT));
     } else {
+      if (key.chars().filter(c -> c == '.').count() == 2) {
+        throw new IllegalArgumentException(variable + ": the key of '" + name + "' looks like a JWT (two dots) and would"
+            + " be taken for one; use a random key (openssl rand -hex 24)");
+      }
       if (key.length() < 16) {
         log.warn("{}: the key of '{}' is shorter than 16 characters; use a random key (openssl rand -hex 24)",
             variable, name);
       }
       digest = sha256(key);
     }
-    return new Entry(name, digest, tier);
+    return new Entry(variable, name, digest, tier);
+  }
+
+  /** Refuses one key under two names or roles: which role it got would be an accident of lookup order. */
+  static void requireDistinct(ApiKeys... lists) {
+    Map<String, String> seen = new HashMap<>();
+    for (ApiKeys keys : lists) {
+      for (Entry entry : keys.entries) {
+        String earlier = seen.putIfAbsent(HexFormat.of().formatHex(entry.digest()), entry.variable() + " " + entry.name());
+        if (earlier != null) {
+          throw new IllegalArgumentException("the same key is configured for " + earlier + " and for "
+              + entry.variable() + " " + entry.name() + "; give each its own key");
+        }
+      }
+    }
   }
 
   boolean isEmpty() {

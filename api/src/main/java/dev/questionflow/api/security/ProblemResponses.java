@@ -14,6 +14,12 @@ final class ProblemResponses {
 
   static AuthenticationEntryPoint unauthorized() {
     return (request, response, exception) -> {
+      if (exception instanceof BearerTokenRouter.IdentityProviderUnavailableException) {
+        response.setHeader("Retry-After", "30");
+        write(response, HttpServletResponse.SC_SERVICE_UNAVAILABLE, "Identity provider unavailable",
+            exception.getMessage());
+        return;
+      }
       response.setHeader("WWW-Authenticate", "Bearer");
       write(response, HttpServletResponse.SC_UNAUTHORIZED, "Unauthorized",
           "this endpoint needs credentials: Authorization: Bearer <API key or token>"

@@ -1,8 +1,6 @@
 package dev.questionflow.api.security;
 
 import java.time.Clock;
-import java.util.ArrayList;
-import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;
@@ -14,7 +12,6 @@ import org.springframework.security.access.hierarchicalroles.RoleHierarchy;
 import org.springframework.security.access.hierarchicalroles.RoleHierarchyImpl;
 import org.springframework.security.authentication.AuthenticationManager;
 import org.springframework.security.authentication.AuthenticationProvider;
-import org.springframework.security.authentication.ProviderManager;
 import org.springframework.security.config.annotation.method.configuration.EnableMethodSecurity;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.annotation.web.configuration.EnableWebSecurity;
@@ -25,6 +22,7 @@ import org.springframework.security.oauth2.server.resource.web.authentication.Be
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.access.intercept.AuthorizationFilter;
 import org.springframework.web.servlet.HandlerExceptionResolver;
+import org.springframework.web.util.UrlPathHelper;
 import dev.questionflow.api.ratelimit.AccessLimitFilter;
 import dev.questionflow.api.ratelimit.AccessLimiter;
 import dev.questionflow.api.ratelimit.ClientIp;
@@ -61,21 +59,20 @@ class SecurityConfig {
     return RoleHierarchyImpl.withDefaultRolePrefix().role("ADMIN").implies("STAFF").build();
   }
 
-  /** API keys, then our web sessions, then the OIDC provider's tokens: the first that recognises the token wins. */
+  /** API keys, our web sessions and, when configured, the OIDC provider's tokens: each token to its own checker. */
   @Bean
   AuthenticationManager bearerAuthentication(SecurityProperties properties, WebSessions webSessions) {
-    List<AuthenticationProvider> providers = new ArrayList<>();
-    providers.add(new ApiKeyAuthenticationProvider(
+    AuthenticationProvider apiKeys = new ApiKeyAuthenticationProvider(
         ApiKeys.parse("CALLER_API_KEYS", properties.callerApiKeys()),
         ApiKeys.parse("STAFF_API_KEYS", properties.staffApiKeys()),
-        ApiKeys.single("ADMIN_API_KEY", "admin", properties.adminApiKey())));
-    providers.add(webSessions.authenticationProvider());
+        ApiKeys.single("ADMIN_API_KEY", "admin", properties.adminApiKey()));
+    AuthenticationProvider oidc = null;
     if (properties.jwt().configured()) {
-      providers.add(StaffJwt.authenticationProvider(properties.jwt()));
+      oidc = StaffJwt.authenticationProvider(properties.jwt());
       log.info("staff sign-in with OIDC tokens from {}", properties.jwt().issuerUri() != null
           ? properties.jwt().issuerUri() : properties.jwt().jwkSetUri());
     }
-    return new ProviderManager(providers);
+    return new BearerTokenRouter(apiKeys, webSessions.authenticationProvider(), oidc);
   }
 
   /** Health probes open; everything else of the actuator (details, metrics, Prometheus) for admins only. */
@@ -163,7 +160,7 @@ class SecurityConfig {
       if (key != null && !key.isBlank()) {
         return key.trim();
       }
-      String path = request.getRequestURI().substring(request.getContextPath().length());
+      String path = UrlPathHelper.defaultInstance.getPathWithinApplication(request); // decoded, as matched
       if (!path.startsWith("/api/") || path.equals(WebSessionController.PATH)) {
         return null;
       }

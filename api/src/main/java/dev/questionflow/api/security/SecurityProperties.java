@@ -37,7 +37,8 @@ public record SecurityProperties(
    * @param staffRole the claim value that makes a staff member ({@code STAFF_JWT_STAFF_ROLE}, default {@code staff})
    * @param adminRole the claim value that makes an admin ({@code STAFF_JWT_ADMIN_ROLE}, default {@code admin})
    */
-  public record Jwt(String issuerUri, String jwkSetUri, String roleClaim, String staffRole, String adminRole) {
+  public record Jwt(
+      String issuerUri, String jwkSetUri, String audience, String roleClaim, String staffRole, String adminRole) {
 
     public boolean configured() {
       return !blank(issuerUri) || !blank(jwkSetUri);
@@ -45,7 +46,7 @@ public record SecurityProperties(
   }
 
   public SecurityProperties {
-    jwt = jwt == null ? new Jwt(null, null, null, null, null) : jwt;
+    jwt = jwt == null ? new Jwt(null, null, null, null, null, null) : jwt;
     dataDir = dataDir == null ? Path.of("data") : dataDir;
     webSessionTtl = webSessionTtl == null ? Duration.ofHours(12) : webSessionTtl;
     trustedProxies = trustedProxies == null ? List.of() : trustedProxies.stream().filter(p -> !blank(p)).toList();

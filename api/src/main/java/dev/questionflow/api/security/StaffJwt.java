@@ -1,9 +1,14 @@
 package dev.questionflow.api.security;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import org.springframework.security.oauth2.core.DelegatingOAuth2TokenValidator;
+import org.springframework.security.oauth2.core.OAuth2TokenValidator;
 import org.springframework.security.oauth2.jwt.Jwt;
+import org.springframework.security.oauth2.jwt.JwtClaimNames;
+import org.springframework.security.oauth2.jwt.JwtClaimValidator;
 import org.springframework.security.oauth2.jwt.JwtDecoder;
 import org.springframework.security.oauth2.jwt.JwtDecoders;
 import org.springframework.security.oauth2.jwt.JwtValidators;
@@ -16,6 +21,8 @@ import org.springframework.security.oauth2.server.resource.authentication.JwtAut
  * resource-server support (signature from the JWK set, expiry, issuer), the role from a configurable claim.
  */
 final class StaffJwt {
+
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(StaffJwt.class);
 
   private StaffJwt() {}
 
@@ -42,14 +49,34 @@ final class StaffJwt {
 
   private static JwtDecoder decoder(SecurityProperties.Jwt config) {
     String issuer = config.issuerUri();
+    OAuth2TokenValidator<Jwt> validator = validator(config);
     if (!SecurityProperties.blank(config.jwkSetUri())) {
       NimbusJwtDecoder decoder = NimbusJwtDecoder.withJwkSetUri(config.jwkSetUri()).build();
-      decoder.setJwtValidator(
-          SecurityProperties.blank(issuer) ? JwtValidators.createDefault() : JwtValidators.createDefaultWithIssuer(issuer));
+      decoder.setJwtValidator(validator);
       return decoder;
     }
     // discovery at the first token, not at start-up: the app must start while the identity provider is away
-    return new SupplierJwtDecoder(() -> JwtDecoders.fromIssuerLocation(issuer));
+    return new SupplierJwtDecoder(() -> {
+      NimbusJwtDecoder decoder = (NimbusJwtDecoder) JwtDecoders.fromIssuerLocation(issuer);
+      decoder.setJwtValidator(validator);
+      return decoder;
+    });
+  }
+
+  /** Expiry and not-before always; the issuer and the audience when configured. */
+  private static OAuth2TokenValidator<Jwt> validator(SecurityProperties.Jwt config) {
+    List<OAuth2TokenValidator<Jwt>> validators = new ArrayList<>();
+    validators.add(SecurityProperties.blank(config.issuerUri())
+        ? JwtValidators.createDefault()
+        : JwtValidators.createDefaultWithIssuer(config.issuerUri()));
+    if (!SecurityProperties.blank(config.audience())) {
+      String audience = config.audience().trim();
+      validators.add(new JwtClaimValidator<List<String>>(JwtClaimNames.AUD, aud -> aud != null && aud.contains(audience)));
+    } else {
+      log.warn("STAFF_JWT_AUDIENCE is not set: tokens of every application of this identity provider are taken;"
+          + " set it to this service's client ID");
+    }
+    return new DelegatingOAuth2TokenValidator<>(validators);
   }
 
   /** The claim's roles: a list or a space/comma-separated string; a dotted name reaches into objects. */

@@ -1,5 +1,6 @@
 package dev.questionflow.api.security;
 
+import dev.questionflow.api.ratelimit.ClientIp;
 import io.swagger.v3.oas.annotations.Operation;
 import jakarta.servlet.http.HttpServletRequest;
 import java.time.Instant;
@@ -24,9 +25,11 @@ class WebSessionController {
   record Me(String name, Requester.Kind kind, List<String> roles) {}
 
   private final WebSessions sessions;
+  private final ClientIp clientIp;
 
-  WebSessionController(WebSessions sessions) {
+  WebSessionController(WebSessions sessions, ClientIp clientIp) {
     this.sessions = sessions;
+    this.clientIp = clientIp;
   }
 
   @Operation(summary = "An anonymous web session for the public chat page (a signed, expiring cookie; STANDARD tier);"
@@ -36,7 +39,7 @@ class WebSessionController {
     WebSessions.Issued issued = sessions.renew(WebSessions.cookieOf(request));
     ResponseCookie cookie = ResponseCookie.from(WebSessions.COOKIE, issued.token())
         .httpOnly(true)
-        .secure(request.isSecure())
+        .secure(clientIp.overHttps(request)) // behind a TLS-ending proxy: from TRUSTED_PROXIES' X-Forwarded-Proto
         .sameSite("Strict")
         .path("/")
         .maxAge(issued.ttl())

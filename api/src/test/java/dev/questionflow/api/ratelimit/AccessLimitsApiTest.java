@@ -1,6 +1,7 @@
 package dev.questionflow.api.ratelimit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
@@ -19,6 +20,8 @@ import io.github.bucket4j.TimeMeter;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.http.Cookie;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -53,6 +56,7 @@ import org.springframework.test.web.servlet.request.RequestPostProcessor;
       "cs.access-limits.per-visitor.capacity=6",
       "cs.access-limits.per-visitor.refill-per-second=1",
       "cs.api.sse-max-per-visitor=3",
+      "cs.api.sse-heartbeat=300ms",
       "cs.security.caller-api-keys=" + AccessLimitsApiTest.BACKEND + ":" + AccessLimitsApiTest.BACKEND_KEY
           + ",rl-reader:" + AccessLimitsApiTest.READER_KEY,
       "cs.security.trusted-proxies=10.0.0.0/8"
@@ -211,13 +215,25 @@ class AccessLimitsApiTest {
     for (int i = 0; i < 6; i++) { // behind our proxy (10.0.0.0/8): each client is its own address
       webSession("10.0.0.5", "6.6.6.6, 192.0.2." + (20 + i)).andExpect(status().isOk());
     }
+    // the session cookie is Secure when our proxy says the client came over HTTPS, and only then
+    assertThat(webSession("10.0.0.5", "192.0.2.40").andReturn().getResponse().getHeader("Set-Cookie"))
+        .doesNotContain("Secure");
+    assertThat(mvc.perform(MockMvcRequestBuilders.post("/api/v1/web-session").with(peer("10.0.0.5"))
+            .header("X-Forwarded-For", "192.0.2.41").header("X-Forwarded-Proto", "https"))
+        .andReturn().getResponse().getHeader("Set-Cookie")).contains("Secure");
+    assertThat(mvc.perform(MockMvcRequestBuilders.post("/api/v1/web-session").with(peer("198.51.100.78"))
+            .header("X-Forwarded-Proto", "https"))
+        .andReturn().getResponse().getHeader("Set-Cookie")).as("not from a trusted proxy").doesNotContain("Secure");
   }
   @Test
   void readsCountAgainstTheCallersOwnLimit() throws Exception {
     clock.advance(Duration.ofSeconds(20));
     String unknown = "/api/v1/questions/q-" + "0".repeat(32);
+    // every other read percent-encodes the path, which routes the same and must count the same
+    java.net.URI encoded = java.net.URI.create(unknown.replace("/api/", "/%61pi/"));
     for (int i = 0; i < 12; i++) {
-      mvc.perform(get(unknown).header("Authorization", "Bearer " + READER_KEY)).andExpect(status().isNotFound());
+      mvc.perform((i % 2 == 0 ? get(unknown) : get(encoded)).header("Authorization", "Bearer " + READER_KEY))
+          .andExpect(status().isNotFound());
     }
     mvc.perform(get(unknown).header("Authorization", "Bearer " + READER_KEY))
         .andExpect(status().isTooManyRequests())
@@ -266,9 +282,14 @@ class AccessLimitsApiTest {
     String workflowId = accepted(mvc.perform(post("/api/v1/questions").contentType(MediaType.APPLICATION_JSON)
         .cookie(session).with(peer("203.0.113.121")).content(body))).get("workflowId").asText();
     String events = "/api/v1/questions/" + workflowId + "/events";
+    List<MockHttpServletResponse> open = new ArrayList<>();
     for (int i = 0; i < 3; i++) { // a ticketed question's stream stays open for the person's reply
-      mvc.perform(get(events).cookie(session).with(peer("203.0.113." + (122 + i)))).andExpect(request().asyncStarted());
+      open.add(mvc.perform(get(events).cookie(session).with(peer("203.0.113." + (122 + i))))
+          .andExpect(request().asyncStarted()).andReturn().getResponse());
     }
+    // a quiet stream still sends a comment line now and then, so a client that went away is noticed
+    await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+        assertThat(open.get(0).getContentAsString()).contains(":keep-alive"));
     mvc.perform(get(events).cookie(session).with(peer("203.0.113.125")))
         .andExpect(status().isTooManyRequests())
         .andExpect(header().exists("Retry-After"))

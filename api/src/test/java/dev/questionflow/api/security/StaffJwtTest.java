@@ -41,11 +41,13 @@ import org.springframework.test.web.servlet.MockMvc;
       "cs.faq.index-dir=../data/faq-index",
       "cs.security.jwt.role-claim=realm_access.roles", // Keycloak's place for realm roles
       "cs.security.jwt.staff-role=support",
-      "cs.security.jwt.admin-role=ops"
+      "cs.security.jwt.admin-role=ops",
+      "cs.security.jwt.audience=" + StaffJwtTest.AUDIENCE
     })
 @AutoConfigureMockMvc
 class StaffJwtTest {
 
+  static final String AUDIENCE = "questionflow-console";
   private static final String ISSUER = "https://idp.example.test/realms/support";
   private static final KeyPair KEYS = rsa();
   private static final KeyPair OTHER_KEYS = rsa();
@@ -96,8 +98,13 @@ class StaffJwtTest {
   }
 
   private static String token(KeyPair keys, String issuer, Instant expires, List<String> groups) {
+    return token(keys, issuer, AUDIENCE, expires, groups);
+  }
+
+  private static String token(KeyPair keys, String issuer, String audience, Instant expires, List<String> groups) {
     JwtClaimsSet.Builder claims = JwtClaimsSet.builder()
         .issuer(issuer)
+        .audience(List.of(audience))
         .subject("0f9c-user")
         .claim("preferred_username", "bob")
         .issuedAt(expires.minus(Duration.ofHours(1)))
@@ -150,6 +157,20 @@ class StaffJwtTest {
   void aTokenOfAnotherIssuerIsRefused() throws Exception {
     String foreign = token(KEYS, "https://evil.example.test/", inAnHour(), List.of("support"));
     assertThat(status("/api/v1/tickets", foreign)).isEqualTo(401);
+  }
+
+  @Test
+  void aTokenForAnotherApplicationOfTheSameProviderIsRefused() throws Exception {
+    // another app in the same realm with an "ops" role of its own: its tokens are not for us
+    String otherApp = token(KEYS, ISSUER, "wiki", inAnHour(), List.of("support", "ops"));
+    assertThat(status("/api/v1/tickets", otherApp)).isEqualTo(401);
+  }
+
+  @Test
+  void aMistypedKeyIsRefusedWithoutAskingTheIdentityProvider() throws Exception {
+    int fetches = JWKS_FETCHES.get();
+    assertThat(status("/api/v1/tickets", "not-a-key-0123456789")).isEqualTo(401);
+    assertThat(JWKS_FETCHES.get()).isEqualTo(fetches);
   }
 
   @Test
