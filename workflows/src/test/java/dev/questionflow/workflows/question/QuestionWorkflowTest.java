@@ -388,6 +388,37 @@ class QuestionWorkflowTest {
     assertThat(answer.text()).isEqualTo("Second answer.");
     assertThat(activities.generationRequests).singleElement()
         .satisfies(r -> assertThat(r.sessionId()).as("the session of this caller and user").isEqualTo("test-caller|u1|s1"));
+    GoldenHistories.keep(client, "q-second", "session-wait");
+  }
+
+  @Test
+  void waitingInTheSessionLineDoesNotSpendTheChainBudget() {
+    // the SPEC: the chain has its budget once processing starts; waiting for the session's earlier question is
+    // waiting, not processing (that wait is bounded on its own)
+    activities.modelReply = "Second answer, in time.";
+    activities.modelLatencyMillis = 3_000;
+    activities.predecessor = "q-first";
+    QuestionWorkflow second = workflow("q-late-in-session");
+    WorkflowClient.start(second::answer, question("And when will it arrive?", policy(10, false, List.of())));
+    env.sleep(Duration.ofSeconds(20)); // the earlier question takes twice the budget
+    second.sessionTurnReady("q-first");
+    Answer answer = client.newUntypedWorkflowStub("q-late-in-session").getResult(Answer.class);
+
+    assertThat(answer.level()).as(answer.toString()).isEqualTo(AnswerLevel.LLM);
+    assertThat(answer.text()).isEqualTo("Second answer, in time.");
+    assertThat(answer.reason()).isNull();
+  }
+
+  @Test
+  void aComplaintsTicketCarriesTheRaisedPriorityItsSummaryShows() {
+    activities.intentName = QuestionWorkflowImpl.COMPLAINT_INTENT;
+
+    Answer answer = workflow("q-complaint-ticket").answer(question("This is unacceptable, I want to complain"));
+
+    assertThat(answer.level()).isEqualTo(AnswerLevel.TICKET);
+    assertThat(activities.ticketRequests).singleElement()
+        .satisfies(t -> assertThat(t.priority()).as("raised from 5 for the complaint")
+            .isEqualTo(dev.questionflow.workflows.lane.Priorities.COMPLAINT));
   }
 
   /** The workflow's current details, read through the SDK's built-in metadata query as the Web UI does. */

@@ -30,10 +30,10 @@ class GoldenHistoryReplayTest {
   /** The paths the golden set must cover (file names under src/test/resources/golden). */
   private static final List<String> PATHS =
       List.of("rag", "faq", "ticket-staff-reply", "timeout-chain-budget", "priority-lane-wait", "priority-complaint",
-          "dead-letter-question", "dead-letter-redelivery",
-          // recorded before QuestionWorkflowImpl.LANE_ENTRY_WITH_CALL (version 1): still replayed, as workflows
-          // started before that change must go on
-          "priority-lane-wait-v0", "priority-complaint-v0");
+          "dead-letter-question", "dead-letter-redelivery", "session-wait",
+          // recorded before ModelLane.LANE_ENTRY_WITH_CALL and QuestionWorkflowImpl.BUDGET_AFTER_SESSION_WAIT
+          // (version 1 each): still replayed, as workflows started before those changes must go on
+          "priority-lane-wait-v0", "priority-complaint-v0", "session-wait-v0");
 
   static Stream<String> goldenPaths() {
     return PATHS.stream();

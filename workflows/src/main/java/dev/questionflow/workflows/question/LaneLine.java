@@ -1,0 +1,91 @@
+package dev.questionflow.workflows.question;
+
+import dev.questionflow.workflows.lane.LaneActivities;
+import dev.questionflow.workflows.lane.LaneEntry;
+import dev.questionflow.workflows.lane.LaneSnapshot;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.workflow.Promise;
+import io.temporal.workflow.Workflow;
+import java.time.Duration;
+import org.slf4j.Logger;
+
+/**
+ * A question's place in its model lane's line while its call waits: the projection callers are shown, refreshed
+ * every {@code laneRefreshSeconds} from the lane's ledger with one local activity (O(1) history events per
+ * interval), and the stage and details that go with it.
+ */
+final class LaneLine {
+
+  private static final Logger log = Workflow.getLogger(LaneLine.class);
+
+  private final LaneActivities ledger;
+  private final Progress progress;
+  private final Duration refresh;
+  private LaneEntry entry;
+  /** The projection shown to callers while waiting for the lane (null when not waiting). */
+  private LaneSnapshot shown;
+  /** The ledger's last snapshot as it came. */
+  private LaneSnapshot last;
+
+  LaneLine(LaneActivities ledger, Progress progress, Duration refresh) {
+    this.ledger = ledger;
+    this.progress = progress;
+    this.refresh = refresh;
+  }
+
+  LaneSnapshot shown() {
+    return shown;
+  }
+
+  /** Where the ledger put the question (null: nowhere known, e.g. the ledger was down or the lane was free). */
+  void joined(LaneSnapshot snapshot, LaneEntry lane) {
+    shown = snapshot != null && snapshot.waiting() ? QueueProjection.first(snapshot) : null;
+    last = snapshot;
+    entry = lane;
+    if (shown != null) {
+      describeWait();
+      progress.startWaiting();
+    }
+  }
+
+  /** Waits for the model call (or the budget timer), refreshing the queue position while queued. */
+  void await(Promise<?> call, Promise<?> timer) {
+    while (!call.isCompleted() && !timer.isCompleted()) {
+      if (shown == null) {
+        Workflow.await(() -> call.isCompleted() || timer.isCompleted());
+        break;
+      }
+      if (Workflow.await(QueueProjection.untilNextRefresh(shown, refresh),
+          () -> call.isCompleted() || timer.isCompleted())) {
+        break;
+      }
+      try {
+        LaneSnapshot fresh = ledger.laneSnapshot(entry);
+        if (!fresh.waiting()) {
+          leaveQueue();
+        } else {
+          shown = QueueProjection.next(last, shown, fresh);
+          last = fresh;
+          describeWait();
+        }
+      } catch (ActivityFailure e) {
+        log.warn("lane ledger unavailable, keeping the last queue position: {}", Problems.failureType(e));
+      }
+    }
+    leaveQueue();
+  }
+
+  /** "waiting for model lane model-primary, position 12, about 40 s": one line for a person in the Web UI. */
+  private void describeWait() {
+    Progress.details("waiting for model lane " + entry.lane() + ", position " + shown.position() + ", about "
+        + (long) Math.ceil(shown.etaSeconds()) + " s");
+  }
+
+  private void leaveQueue() {
+    if (shown != null) {
+      shown = null;
+      Progress.details("asking the model (lane " + entry.lane() + ")");
+      progress.moveTo(Stage.PROCESSING);
+    }
+  }
+}

@@ -1,0 +1,59 @@
+package dev.questionflow.workflows.question;
+
+import dev.questionflow.workflows.SearchAttributes;
+import io.temporal.workflow.Workflow;
+import java.util.Map;
+import org.slf4j.Logger;
+
+/** The end of a question's path: its answer recorded as a session turn, shown, searchable, counted and logged. */
+final class Outcome {
+
+  private static final Logger log = Workflow.getLogger(Outcome.class);
+
+  private final SessionTurns sessions;
+  private final Progress progress;
+  private final long startedAt;
+  private Answer answer;
+
+  Outcome(SessionTurns sessions, Progress progress, long startedAt) {
+    this.sessions = sessions;
+    this.progress = progress;
+    this.startedAt = startedAt;
+  }
+
+  Answer answer() {
+    return answer;
+  }
+
+  /** @param problems what went wrong on the way (the degradation metrics of an answer with a notice) */
+  Answer finish(Answer result, Stage finalStage, Problems problems) {
+    sessions.record(result);
+    answer = result;
+    progress.set(finalStage);
+    Progress.details(finalStage == Stage.TICKETED
+        ? "handed over as ticket " + result.ticketId()
+        : "answered at " + result.level() + " level" + (result.reason() == null ? "" : " (" + result.reason() + ")"));
+    Workflow.upsertTypedSearchAttributes(
+        SearchAttributes.ANSWER_LEVEL.valueSet(result.level().name()),
+        SearchAttributes.STAGE.valueSet(finalStage.name()));
+    recordMetrics(result, problems);
+    // one line per outcome (replay-safe logger: not repeated on replay); the MDC has WorkflowId and requestId
+    log.info("{} at {} level{}", finalStage, result.level(), result.reason() == null ? "" : ": " + result.reason());
+    return result;
+  }
+
+  /** Replay-safe metrics (the SDK's workflow metrics scope skips them during replay). */
+  private void recordMetrics(Answer result, Problems problems) {
+    var scope = Workflow.getMetricsScope().tagged(Map.of("level", result.level().name()));
+    scope.counter("cs_answer_total").inc(1);
+    if (result.notice() != null) {
+      scope.counter("cs_answer_degraded_total").inc(1);
+      // per stage that failed on the way, for the SPEC's "degradation rate of a stage" alerts
+      for (String stage : problems.degradedStages()) {
+        Workflow.getMetricsScope().tagged(Map.of("stage", stage)).counter("cs_stage_degraded_total").inc(1);
+      }
+    }
+    scope.timer("cs_answer_elapsed")
+        .record(com.uber.m3.util.Duration.ofMillis(Workflow.currentTimeMillis() - startedAt));
+  }
+}
