@@ -33,7 +33,8 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * sampled positions and ETAs compared with what happened.
  *
  * <p>A benchmark more than a test: it needs the machine to itself (on 2 cores the dev server, two app JVMs and
- * this test share 100 % CPU), so the build skips it; run it with {@code -Dflow.bench=true}, see docs/runbook.md.
+ * this test share 100 % CPU), so the build skips it; the Maven profile {@code bench} runs it
+ * ({@code mvn -pl e2e test -Pbench}), see docs/runbook.md.
  * Its apps run the adaptive controller at the SPEC's one-minute interval, which judges nothing in its first two
  * minutes: the quota stays put for the whole run.
  */

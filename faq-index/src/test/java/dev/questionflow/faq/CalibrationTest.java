@@ -1,7 +1,6 @@
 package dev.questionflow.faq;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -15,8 +14,7 @@ class CalibrationTest {
 
     @Test
     void heldOutAccuracyAnswerRateAndOosAbstention() {
-        assumeTrue(Datasets.banking77Present() && Datasets.oosPresent(),
-                "shared/datasets not found at " + Datasets.root());
+        Datasets.require(Datasets.banking77Present() && Datasets.oosPresent(), "the BANKING77 and CLINC150 datasets");
         FaqPack pack = FaqPacks.loadFromClasspath("banking77");
         Datasets.Split split = Datasets.stratified(Datasets.banking77Train(), 0.10, 42);
         FaqPack trainPack = Datasets.withPhrasings(pack, split.train());

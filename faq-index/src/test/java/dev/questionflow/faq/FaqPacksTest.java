@@ -2,7 +2,6 @@ package dev.questionflow.faq;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -52,7 +51,7 @@ class FaqPacksTest {
         assertThat(pack.intentRules()).extracting(IntentRule::intent)
                 .contains("complaint", "human_agent", "greeting", "fraud_report");
 
-        assumeTrue(Datasets.banking77Present(), "shared/datasets/banking77 not present");
+        Datasets.require(Datasets.banking77Present(), "the BANKING77 dataset");
         List<String> categories = new ObjectMapper().readValue(Datasets.banking77().resolve("categories.json").toFile(),
                 new TypeReference<List<String>>() { });
         assertThat(pack.entries()).extracting(FaqEntry::id).containsExactlyElementsOf(categories);

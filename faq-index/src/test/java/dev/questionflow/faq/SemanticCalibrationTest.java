@@ -1,7 +1,6 @@
 package dev.questionflow.faq;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import org.junit.jupiter.api.Test;
 
@@ -16,8 +15,7 @@ class SemanticCalibrationTest {
 
     @Test
     void heldOutAccuracyAnswerRateAndOosAbstention() {
-        assumeTrue(Datasets.banking77Present() && Datasets.oosPresent(),
-                "shared/datasets not found at " + Datasets.root());
+        Datasets.require(Datasets.banking77Present() && Datasets.oosPresent(), "the BANKING77 and CLINC150 datasets");
         SemanticFaqIndex idx = SemanticFixtures.banking77();
         Datasets.Split split = SemanticFixtures.split();
         FaqEvaluation.Report heldOut = FaqEvaluation.evaluate(idx, SemanticFixtures.labeled(split.validation()),

@@ -1,20 +1,27 @@
 package dev.questionflow.faq;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.junit.jupiter.api.Test;
 
 /**
- * Off by default ({@code -Dfaq.semtune=true}): tunes the fusion weights, kNN settings and abstention thresholds of
+ * A tool, not a test (it prints figures and asserts nothing): tunes the fusion weights, kNN settings and abstention thresholds of
  * {@link SemanticFaqIndex} on a NESTED split of the training phrasings (10% of the training side, seed 7) plus
  * CLINC150 {@code oos_train}, per model ({@code -Dfaq.models=bge-small-en-v1.5-q,all-minilm-l6-v2,...}), then
  * reports the tuned settings on the real held-out split and {@code oos_val}. Never looks at the held-out split
  * while choosing.
  */
-class SemanticTuningHarness {
+final class SemanticTuningHarness {
+
+    /** Run from the repository root: {@code mvn -B -q -pl faq-index test-compile exec:java
+     * -Dexec.classpathScope=test -Dexec.mainClass=dev.questionflow.faq.SemanticTuningHarness [-Dfaq.models=...]}. */
+    public static void main(String[] args) {
+        if (!Datasets.banking77Present() || !Datasets.oosPresent()) {
+            System.err.println("the BANKING77 and CLINC150 datasets are not under " + Datasets.root());
+            System.exit(2);
+        }
+        new SemanticTuningHarness().tune();
+    }
 
     /** The extra "similar-but-not-sure needs BM25" rule overfits the 100 oos_train questions; off unless asked. */
     private static final boolean KW_RULE = Boolean.getBoolean("faq.semtune.kwrule");
@@ -22,10 +29,7 @@ class SemanticTuningHarness {
     record Row(String label, float[] q, List<FaqMatch> kw) {
     }
 
-    @Test
     void tune() {
-        assumeTrue(Boolean.getBoolean("faq.semtune"), "set -Dfaq.semtune=true");
-        assumeTrue(Datasets.banking77Present() && Datasets.oosPresent());
         String models = System.getProperty("faq.models", "bge-small-en-v1.5-q");
         FaqPack pack = FaqPacks.loadFromClasspath("banking77");
         Datasets.Split split = Datasets.stratified(Datasets.banking77Train(), 0.10, 42);

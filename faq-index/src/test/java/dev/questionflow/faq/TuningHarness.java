@@ -1,19 +1,28 @@
 package dev.questionflow.faq;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import java.util.List;
 import java.util.function.ToDoubleFunction;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
-/** Exploration used to choose the defaults; run with {@code -Dfaq.tune=true -Dtest=TuningHarness}. */
-@EnabledIfSystemProperty(named = "faq.tune", matches = "true")
-class TuningHarness {
+/**
+ * Exploration used to choose the keyword level's defaults: prints figures, asserts nothing, so it is a tool, not a
+ * test. Run from the repository root:
+ *
+ * <pre>
+ * mvn -B -q -pl faq-index test-compile exec:java -Dexec.classpathScope=test \
+ *     -Dexec.mainClass=dev.questionflow.faq.TuningHarness [-Dfaq.tune.grid=true]
+ * </pre>
+ */
+final class TuningHarness {
 
-    @Test
+    public static void main(String[] args) {
+        if (!Datasets.banking77Present() || !Datasets.oosPresent()) {
+            System.err.println("the BANKING77 and CLINC150 datasets are not under " + Datasets.root());
+            System.exit(2);
+        }
+        new TuningHarness().explore();
+    }
+
     void explore() {
-        assumeTrue(Datasets.banking77Present() && Datasets.oosPresent());
         FaqPack pack = FaqPacks.loadFromClasspath("banking77");
         Datasets.Split split = Datasets.stratified(Datasets.banking77Train(), 0.10, 42);
         FaqPack trainPack = Datasets.withPhrasings(pack, split.train());

@@ -1,7 +1,6 @@
 package dev.questionflow.faq;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -31,7 +30,7 @@ class ValidationSplitFileTest {
 
   @Test
   void committedFileIsTheSeededStratifiedSplit() throws Exception {
-    assumeTrue(Datasets.banking77Present(), "shared/datasets not found at " + Datasets.root());
+    Datasets.require(Datasets.banking77Present(), "the BANKING77 dataset");
     List<String> expected = expectedLines();
     if (Boolean.getBoolean("faq.writeSplit")) {
       Files.write(FILE, expected, StandardCharsets.UTF_8);

@@ -1,22 +1,21 @@
 package dev.questionflow.activities.flowcontrol;
 
+import dev.questionflow.activities.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The lane ledger's line in a real Redis at IT_REDIS_URL (default redis://127.0.0.1:6379); skipped when none answers. */
+/** The lane ledger's line in a real Redis at IT_REDIS_URL (default redis://127.0.0.1:6379); skipped when none answers (fails under CI=true). */
 class RedisLaneLedgerTest {
 
-  private static final String URL = Objects.requireNonNullElse(System.getenv("IT_REDIS_URL"), "redis://127.0.0.1:6379");
+  private static final String URL = TestRedis.URL;
 
   private RedisClient client;
   private StatefulRedisConnection<String, String> connection;
@@ -30,7 +29,7 @@ class RedisLaneLedgerTest {
       connection = client.connect();
     } catch (RuntimeException e) {
       client.shutdown();
-      Assumptions.abort("no Redis at " + URL + ": " + e.getMessage());
+      TestRedis.unavailable(e);
     }
     ledger = new RedisLaneLedger(connection, Clock.systemUTC(), Duration.ofMinutes(5));
   }

@@ -1,5 +1,6 @@
 package dev.questionflow.activities.session;
 
+import dev.questionflow.activities.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lettuce.core.RedisClient;
@@ -22,17 +23,16 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The Redis store against a real Redis at IT_REDIS_URL (default redis://127.0.0.1:6379); skipped when none answers.
+ * The Redis store against a real Redis at IT_REDIS_URL (default redis://127.0.0.1:6379); skipped when none answers (fails under CI=true).
  * Every test uses its own session ID and deletes its keys.
  */
 class RedisSessionStoreTest {
 
-  private static final String URL = Objects.requireNonNullElse(System.getenv("IT_REDIS_URL"), "redis://127.0.0.1:6379");
+  private static final String URL = TestRedis.URL;
   private static final SessionLimits LIMITS = new SessionLimits(3, Duration.ofMinutes(30));
 
   private final List<RedisClient> clients = new ArrayList<>();
@@ -45,7 +45,7 @@ class RedisSessionStoreTest {
       admin = connect().sync();
       admin.ping();
     } catch (RuntimeException e) {
-      Assumptions.abort("no Redis at " + URL + ": " + e.getMessage());
+      TestRedis.unavailable(e);
     }
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.questionflow.activities.testing.TestRedis;
 import dev.questionflow.api.ratelimit.AccessLimitsProperties.Limit;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -14,7 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -24,8 +24,7 @@ import org.junit.jupiter.api.Test;
  */
 class AccessLimiterRedisTest {
 
-  private static final String REDIS_URL =
-      System.getenv().getOrDefault("IT_REDIS_URL", "redis://127.0.0.1:6379");
+  private static final String REDIS_URL = TestRedis.URL;
 
   private final ManualClock clock = new ManualClock();
   private final String keyPrefix = "cs:access-limits:test-" + UUID.randomUUID() + ":";
@@ -38,9 +37,9 @@ class AccessLimiterRedisTest {
     uri.setTimeout(Duration.ofSeconds(2));
     RedisClient probe = RedisClient.create(uri);
     try (StatefulRedisConnection<String, String> connection = probe.connect()) {
-      Assumptions.assumeTrue("PONG".equals(connection.sync().ping()), "Redis at " + REDIS_URL + " does not answer");
+      connection.sync().ping();
     } catch (RuntimeException e) {
-      Assumptions.abort("Redis at " + REDIS_URL + " is not reachable: " + e);
+      TestRedis.unavailable(e);
     } finally {
       probe.shutdown();
     }

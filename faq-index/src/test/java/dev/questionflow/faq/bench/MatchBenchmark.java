@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * with a stored index (pack load + index reuse + model load + first match) measured in a fresh JVM.
  *
  * <pre>
- * cd /work/main &amp;&amp; mvn -B -q -pl faq-index test-compile exec:java -Dexec.classpathScope=test \
+ * mvn -B -q -pl faq-index test-compile exec:java -Dexec.classpathScope=test \
  *     -Dexec.mainClass=dev.questionflow.faq.bench.MatchBenchmark \
  *     -Dexec.args="bge-small-en-v1.5-q all-minilm-l6-v2-q"        # default: all English models
  * </pre>
