@@ -2,7 +2,7 @@ package dev.questionflow.activities.generation;
 
 /**
  * What runs around each model call, right at the HTTP request: the model lanes throttle and account their calls
- * here ({@code flowcontrol.LaneGate}). Being the last thing before the request matters: anything slow between the
+ * here ({@code lane.LaneGate}). Being the last thing before the request matters: anything slow between the
  * throttle and the request (a Redis read on a loaded machine, say) would let calls spaced by the throttle bunch up
  * again before the provider sees them.
  */

@@ -13,7 +13,7 @@ import dev.questionflow.activities.ticket.InboxTicketActivities;
 import dev.questionflow.activities.ticket.TicketInbox;
 import dev.questionflow.activities.session.SessionActivitiesImpl;
 import dev.questionflow.activities.session.SessionStore;
-import dev.questionflow.activities.flowcontrol.LaneGate;
+import dev.questionflow.activities.lane.LaneGate;
 import dev.questionflow.activities.session.TemporalSessionSignals;
 import io.temporal.client.WorkflowClient;
 import org.springframework.beans.factory.ObjectProvider;

@@ -1,16 +1,25 @@
 package dev.questionflow.api.config;
 
-import dev.questionflow.activities.flowcontrol.InMemoryLaneLedger;
-import dev.questionflow.activities.flowcontrol.LaneGate;
-import dev.questionflow.activities.flowcontrol.LaneLedger;
-import dev.questionflow.activities.flowcontrol.LaneLedgerActivities;
-import dev.questionflow.activities.flowcontrol.LaneRateController;
-import dev.questionflow.activities.flowcontrol.LaneThrottle;
-import dev.questionflow.activities.flowcontrol.RedisLaneLedger;
-import dev.questionflow.activities.flowcontrol.TemporalQueueRateApplier;
+import dev.questionflow.activities.lane.BucketLaneThrottle;
+import dev.questionflow.activities.lane.InMemoryLaneLedger;
+import dev.questionflow.activities.lane.LaneGate;
+import dev.questionflow.activities.lane.LaneLedger;
+import dev.questionflow.activities.lane.LaneLedgerActivities;
+import dev.questionflow.activities.lane.LaneRateController;
+import dev.questionflow.activities.lane.LaneRates;
+import dev.questionflow.activities.lane.LaneThrottle;
+import dev.questionflow.activities.lane.LocalBuckets;
+import dev.questionflow.activities.lane.RedisBuckets;
+import dev.questionflow.activities.lane.RedisLaneLedger;
+import dev.questionflow.activities.lane.TemporalQueueRateApplier;
+import dev.questionflow.api.ratelimit.AccessLimitsProperties;
+import io.github.bucket4j.TimeMeter;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.spring.boot.WorkerOptionsCustomizer;
 import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.util.LinkedHashMap;
@@ -45,6 +54,39 @@ class FlowControlConfig {
   }
 
   /** Each model call of a lane waits for its throttle slot and feeds the lane's ledger (see ModelCallGate). */
+/** Smooths each model lane's calls to its rate (see {@link BucketLaneThrottle}); shared through Redis if set. */
+  @Bean
+  LaneThrottle laneThrottle(
+      AccessLimitsProperties limits,
+      CsProperties properties,
+      ObjectProvider<RedisClient> redisClient,
+      MeterRegistry meters) {
+    RedisClient client = redisClient.getIfAvailable();
+    RedisBuckets redis = null;
+    if (client != null && properties.redis().configured()) {
+      redis = new RedisBuckets(
+          client, RedisURI.create(properties.redis().url()), properties.flowControl().throttleRedisTimeout(),
+          TimeMeter.SYSTEM_MILLISECONDS);
+      redis.awaitConnected(limits.redisConnectTimeout());
+    }
+    return new BucketLaneThrottle(redis, new LocalBuckets(TimeMeter.SYSTEM_MILLISECONDS, 1000), meters);
+  }
+
+  /**
+   * Each lane worker's task-queue rate limit: the lane's quota with the server's headroom ({@link LaneRates}), the
+   * same the adaptive controller applies, so the limit does not depend on whether the controller has run yet.
+   */
+  @Bean
+  WorkerOptionsCustomizer laneServerLimits(CsProperties properties) {
+    return (builder, workerName, taskQueue) -> {
+      properties.lanes().values().stream()
+          .filter(lane -> lane.taskQueue().equals(taskQueue))
+          .findFirst()
+          .ifPresent(lane -> builder.setMaxTaskQueueActivitiesPerSecond(LaneRates.serverLimit(lane.rate())));
+      return builder;
+    };
+  }
+
   @Bean(destroyMethod = "close")
   LaneGate laneGate(LaneLedger ledger, LaneThrottle throttle, CsProperties properties) {
     return new LaneGate(ledger, throttle, configuredRates(properties));

@@ -1,5 +1,7 @@
 package dev.questionflow.api.ratelimit;
 
+import dev.questionflow.activities.lane.RedisBuckets;
+import dev.questionflow.activities.lane.LocalBuckets;
 import dev.questionflow.api.ratelimit.AccessLimitsProperties.Limit;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.ConsumptionProbe;

@@ -1,5 +1,6 @@
 package dev.questionflow.api.ratelimit;
 
+import dev.questionflow.activities.lane.RedisBuckets;
 import dev.questionflow.api.config.CsProperties;
 import io.github.bucket4j.TimeMeter;
 import io.lettuce.core.RedisClient;
@@ -53,23 +54,5 @@ class AccessLimitsConfig {
           limits.redisConnectTimeout());
     }
     return new AccessLimiter(limits, redis, time, meters);
-  }
-
-  /** Smooths each model lane's calls to its rate (see {@link BucketLaneThrottle}); shared through Redis if set. */
-  @Bean
-  dev.questionflow.activities.flowcontrol.LaneThrottle laneThrottle(
-      AccessLimitsProperties limits,
-      CsProperties properties,
-      ObjectProvider<RedisClient> redisClient,
-      MeterRegistry meters) {
-    RedisClient client = redisClient.getIfAvailable();
-    RedisBuckets redis = null;
-    if (client != null && properties.redis().configured()) {
-      redis = new RedisBuckets(
-          client, RedisURI.create(properties.redis().url()), properties.flowControl().throttleRedisTimeout(),
-          TimeMeter.SYSTEM_MILLISECONDS);
-      redis.awaitConnected(limits.redisConnectTimeout());
-    }
-    return new BucketLaneThrottle(redis, new LocalBuckets(TimeMeter.SYSTEM_MILLISECONDS, 1000), meters);
   }
 }

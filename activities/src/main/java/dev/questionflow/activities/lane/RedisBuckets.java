@@ -1,4 +1,4 @@
-package dev.questionflow.api.ratelimit;
+package dev.questionflow.activities.lane;
 
 import io.github.bucket4j.BlockingStrategy;
 import io.github.bucket4j.BucketConfiguration;
@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  * background: a request never waits for a connect, and while there is no connection {@link #tryConsume} throws
  * (the limiter then uses its local buckets). Keys expire once their bucket would be full again.
  */
-final class RedisBuckets implements BucketStore, AutoCloseable {
+public final class RedisBuckets implements BucketStore, AutoCloseable {
 
   private static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
 
@@ -41,7 +41,7 @@ final class RedisBuckets implements BucketStore, AutoCloseable {
    * @param client the app's Lettuce client (shared event loops); this store opens its own connection on it
    * @param clock Bucket4j's client clock: wall-clock based, so that all instances agree on refill times
    */
-  RedisBuckets(RedisClient client, RedisURI uri, Duration requestTimeout, TimeMeter clock) {
+  public RedisBuckets(RedisClient client, RedisURI uri, Duration requestTimeout, TimeMeter clock) {
     this.client = client;
     this.uri = uri;
     this.requestTimeout = requestTimeout;
@@ -69,7 +69,7 @@ final class RedisBuckets implements BucketStore, AutoCloseable {
   }
 
   /** Waits up to {@code timeout} for the connection; false if there is none by then. */
-  boolean awaitConnected(Duration timeout) {
+  public boolean awaitConnected(Duration timeout) {
     try {
       connect().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
       return true;
@@ -78,7 +78,7 @@ final class RedisBuckets implements BucketStore, AutoCloseable {
     }
   }
 
-  boolean connected() {
+  public boolean connected() {
     StatefulRedisConnection<String, byte[]> current = connection;
     return current != null && current.isOpen();
   }
@@ -99,7 +99,7 @@ final class RedisBuckets implements BucketStore, AutoCloseable {
   }
 
   /** After a failure: a connection that was closed (not merely reconnecting) is dropped, so the next try reopens it. */
-  synchronized void failed() {
+  public synchronized void failed() {
     StatefulRedisConnection<String, byte[]> current = connection;
     if (current != null && !current.isOpen()) {
       connection = null;
@@ -162,7 +162,7 @@ final class RedisBuckets implements BucketStore, AutoCloseable {
     }
   }
 
-  long availableTokens(String key, BucketConfiguration configuration) {
+  public long availableTokens(String key, BucketConfiguration configuration) {
     return proxies().builder().build(key, () -> configuration).getAvailableTokens();
   }
 
@@ -179,7 +179,7 @@ final class RedisBuckets implements BucketStore, AutoCloseable {
   }
 
   /** Test hook: closes the connection as a Redis outage would, without closing the store. */
-  synchronized void dropConnectionForTest() {
+  public synchronized void dropConnectionForTest() {
     StatefulRedisConnection<String, byte[]> current = connection;
     if (current != null) {
       current.close();

@@ -1,6 +1,5 @@
-package dev.questionflow.api.ratelimit;
+package dev.questionflow.activities.lane;
 
-import dev.questionflow.activities.flowcontrol.LaneThrottle;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.BlockingStrategy;
 import io.github.bucket4j.BucketConfiguration;
@@ -27,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * wakes more than {@link #MAX_LATENESS} after its slot gives that slot up and reserves a new one at the back
  * ({@code cs_lane_throttle_late_total}): after a stall the calls resume at the spacing instead of catching up.
  */
-final class BucketLaneThrottle implements LaneThrottle {
+public final class BucketLaneThrottle implements LaneThrottle {
 
   private static final Logger log = LoggerFactory.getLogger(BucketLaneThrottle.class);
   static final double SPACING_MARGIN = 0.985;
@@ -71,7 +70,7 @@ final class BucketLaneThrottle implements LaneThrottle {
    */
   private final Map<String, ReentrantLock> reserving = new ConcurrentHashMap<>();
 
-  BucketLaneThrottle(RedisBuckets redis, LocalBuckets local, MeterRegistry meters) {
+  public BucketLaneThrottle(RedisBuckets redis, LocalBuckets local, MeterRegistry meters) {
     this.redis = redis;
     this.local = local;
     this.fallbacks = Counter.builder("cs_lane_throttle_fallback_total")

@@ -1,4 +1,4 @@
-package dev.questionflow.activities.flowcontrol;
+package dev.questionflow.activities.lane;
 
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;

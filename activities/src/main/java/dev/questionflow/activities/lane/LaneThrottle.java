@@ -1,4 +1,4 @@
-package dev.questionflow.activities.flowcontrol;
+package dev.questionflow.activities.lane;
 
 /**
  * Spaces a lane's model calls evenly at its rate (burst of one), in front of the model. The Temporal server's

@@ -1,4 +1,4 @@
-package dev.questionflow.activities.flowcontrol;
+package dev.questionflow.activities.lane;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -38,7 +38,6 @@ import org.slf4j.LoggerFactory;
 public final class LaneRateController implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(LaneRateController.class);
-  static final double SERVER_HEADROOM = 1.2;
   static final Duration CHECK_EVERY = Duration.ofSeconds(1);
 
   /** A lane: its name (the model), the task queue its calls run on, its configured rate (calls/s). */
@@ -180,10 +179,7 @@ public final class LaneRateController implements AutoCloseable {
         String reason =
             String.format("success %.1f%%, mean latency %.0f ms over %d calls in %s",
                 100 * stats.successRate(), stats.meanLatencyMillis(), stats.calls(), settings.window());
-        // the server's limit gets a little headroom: its token bucket dispatches in bursts and its matcher adds
-        // latency, so at exactly the quota a backlog would be served below it; the LaneThrottle spaces the calls
-        // to the exact quota in front of the model
-        applier.apply(lane.taskQueue(), next * SERVER_HEADROOM, reason);
+        applier.apply(lane.taskQueue(), LaneRates.serverLimit(next), reason); // why the headroom: LaneRates
         ledger.setRate(key, next);
         applied.put(lane.name(), true);
         if (next != rate) {

@@ -1,4 +1,4 @@
-package dev.questionflow.activities.flowcontrol;
+package dev.questionflow.activities.lane;
 
 import io.temporal.api.enums.v1.TaskQueueType;
 import io.temporal.api.taskqueue.v1.RateLimit;

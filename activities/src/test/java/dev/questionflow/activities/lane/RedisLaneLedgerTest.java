@@ -1,4 +1,4 @@
-package dev.questionflow.activities.flowcontrol;
+package dev.questionflow.activities.lane;
 
 import dev.questionflow.activities.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,11 +1,11 @@
-package dev.questionflow.activities.flowcontrol;
+package dev.questionflow.activities.lane;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.questionflow.activities.flowcontrol.LaneLedger.LaneStats;
-import dev.questionflow.activities.flowcontrol.LaneRateController.History;
-import dev.questionflow.activities.flowcontrol.LaneRateController.Lane;
-import dev.questionflow.activities.flowcontrol.LaneRateController.Settings;
+import dev.questionflow.activities.lane.LaneLedger.LaneStats;
+import dev.questionflow.activities.lane.LaneRateController.History;
+import dev.questionflow.activities.lane.LaneRateController.Lane;
+import dev.questionflow.activities.lane.LaneRateController.Settings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -139,7 +139,7 @@ class LaneRateControllerTest {
     int secondRaise = recovering.indexOf(steps.get(2));
     assertThat(secondRaise - firstRaise).isEqualTo(4);
     // the server gets every rate with its headroom
-    assertThat(lane.applied.get(lane.applied.size() - 1)[1]).isEqualTo(10 * LaneRateController.SERVER_HEADROOM);
+    assertThat(lane.applied.get(lane.applied.size() - 1)[1]).isEqualTo(LaneRates.serverLimit(10));
   }
 
   @Test

@@ -1,4 +1,4 @@
-package dev.questionflow.api.ratelimit;
+package dev.questionflow.activities.lane;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

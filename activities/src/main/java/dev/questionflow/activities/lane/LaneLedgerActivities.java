@@ -1,4 +1,4 @@
-package dev.questionflow.activities.flowcontrol;
+package dev.questionflow.activities.lane;
 
 import dev.questionflow.workflows.lane.LaneActivities;
 import dev.questionflow.workflows.lane.LaneEntry;

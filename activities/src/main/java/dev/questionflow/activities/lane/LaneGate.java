@@ -1,4 +1,4 @@
-package dev.questionflow.activities.flowcontrol;
+package dev.questionflow.activities.lane;
 
 import dev.questionflow.activities.generation.ModelCallGate;
 import io.temporal.activity.Activity;

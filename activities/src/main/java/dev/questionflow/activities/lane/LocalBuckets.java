@@ -1,4 +1,4 @@
-package dev.questionflow.api.ratelimit;
+package dev.questionflow.activities.lane;
 
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.BlockingStrategy;
@@ -16,12 +16,12 @@ import java.util.Map;
  * bucket comes back full, which only favours the caller). Used when Redis is not configured and, per request, when
  * Redis fails.
  */
-final class LocalBuckets implements BucketStore {
+public final class LocalBuckets implements BucketStore {
 
   private final TimeMeter clock;
   private final Map<String, LocalBucket> buckets;
 
-  LocalBuckets(TimeMeter clock, int maxKeys) {
+  public LocalBuckets(TimeMeter clock, int maxKeys) {
     this.clock = clock;
     this.buckets =
         new LinkedHashMap<>(256, 0.75f, true) {
@@ -42,7 +42,7 @@ final class LocalBuckets implements BucketStore {
     bucket(key, configuration).addTokens(1);
   }
 
-  long availableTokens(String key, BucketConfiguration configuration) {
+  public long availableTokens(String key, BucketConfiguration configuration) {
     return bucket(key, configuration).getAvailableTokens();
   }
 

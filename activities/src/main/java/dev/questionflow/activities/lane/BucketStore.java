@@ -1,11 +1,11 @@
-package dev.questionflow.api.ratelimit;
+package dev.questionflow.activities.lane;
 
 import io.github.bucket4j.BlockingStrategy;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.ConsumptionProbe;
 
 /** Where token buckets live: this process ({@link LocalBuckets}) or Redis ({@link RedisBuckets}). */
-interface BucketStore {
+public interface BucketStore {
 
   /** Takes one token from the bucket at {@code key}, creating it full with {@code configuration} if new. */
   ConsumptionProbe tryConsume(String key, BucketConfiguration configuration);
