@@ -24,9 +24,13 @@ public enum Dependency {
   }
 
   /** @throws IllegalArgumentException for an unknown id (a typo in application.yml fails the start) */
+  /**
+   * The dependency named {@code id}; dashes and case do not count, because an environment variable
+   * ({@code CS_RESILIENCE_BREAKERS_PRIMARYMODEL_WAITINOPEN}) binds the map key as {@code primarymodel}.
+   */
   public static Dependency fromId(String id) {
     return Arrays.stream(values())
-        .filter(d -> d.id.equals(id))
+        .filter(d -> d.id.equals(id) || d.id.replace("-", "").equalsIgnoreCase(id))
         .findFirst()
         .orElseThrow(() -> new IllegalArgumentException(
             "unknown dependency '" + id + "', expected one of " + Arrays.stream(values()).map(Dependency::id).toList()));

@@ -127,5 +127,7 @@ class DependencyBreakersTest {
     assertThat(errors.count(Dependency.REDIS, Kind.TIMEOUT)).isEqualTo(2);
     assertThat(meters.get(UpstreamErrors.METRIC).tags("dependency", "redis", "kind", "unreachable").counter().count()).isEqualTo(1);
     assertThat(Dependency.fromId("backup-model")).isEqualTo(Dependency.BACKUP_MODEL);
+    // as an environment variable binds it (CS_RESILIENCE_BREAKERS_PRIMARYMODEL_WAITINOPEN)
+    assertThat(Dependency.fromId("primarymodel")).isEqualTo(Dependency.PRIMARY_MODEL);
   }
 }

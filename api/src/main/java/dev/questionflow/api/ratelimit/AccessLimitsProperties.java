@@ -4,8 +4,9 @@ import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * Access-layer limits of {@code POST /api/v1/questions} ({@code cs.access-limits}): three token buckets. Unset keys
- * take the defaults below (SPEC field values for the global limit).
+ * Access-layer limits ({@code cs.access-limits}): token buckets per caller, per web visitor and per IP (the public
+ * page and anonymous requests) on every API request, and per user and global on {@code POST /api/v1/questions}.
+ * Unset keys take the defaults below (SPEC field values for the global limit).
  *
  * @param enabled false = no limit at all
  * @param global the whole instance group (shared through Redis): over it a question is still accepted, marked
