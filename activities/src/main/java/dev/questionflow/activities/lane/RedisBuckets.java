@@ -49,7 +49,7 @@ public final class RedisBuckets implements BucketStore, AutoCloseable {
   }
 
   /** Starts a connection attempt unless connected or one is under way. */
-  synchronized CompletableFuture<StatefulRedisConnection<String, byte[]>> connect() {
+  public synchronized CompletableFuture<StatefulRedisConnection<String, byte[]>> connect() {
     if (closed) {
       return CompletableFuture.failedFuture(new IllegalStateException("closed"));
     }

@@ -7,6 +7,7 @@ import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * The lanes' ledger in Redis, shared by every instance. Keys per lane {@code L}:
@@ -85,14 +86,19 @@ public final class RedisLaneLedger implements LaneLedger {
       return 0
       """;
 
-  private final RedisCommands<String, String> redis;
+  /** The shared connection's commands, asked for at each use (see LazyRedis: it may not be connected yet). */
+  private final Supplier<RedisCommands<String, String>> redis;
   private final Clock clock;
   private final Duration staleAfter;
 
-  public RedisLaneLedger(StatefulRedisConnection<String, String> connection, Clock clock, Duration staleAfter) {
-    this.redis = connection.sync();
+  public RedisLaneLedger(Supplier<RedisCommands<String, String>> redis, Clock clock, Duration staleAfter) {
+    this.redis = redis;
     this.clock = clock;
     this.staleAfter = staleAfter;
+  }
+
+  public RedisLaneLedger(StatefulRedisConnection<String, String> connection, Clock clock, Duration staleAfter) {
+    this(connection::sync, clock, staleAfter);
   }
 
   static double score(int priorityKey, long seq) {
@@ -106,7 +112,7 @@ public final class RedisLaneLedger implements LaneLedger {
   @Override
   public long enter(String lane, String workflowId, int priorityKey) {
     Long rank =
-        redis.eval(
+        redis.get().eval(
             ENTER,
             ScriptOutputType.INTEGER,
             new String[] {key(lane, "waiting"), key(lane, "seq"), key(lane, "enqueued"), key(lane, "started")},
@@ -119,13 +125,13 @@ public final class RedisLaneLedger implements LaneLedger {
 
   @Override
   public long position(String lane, String workflowId) {
-    Long rank = redis.zrank(key(lane, "waiting"), workflowId);
+    Long rank = redis.get().zrank(key(lane, "waiting"), workflowId);
     return rank == null ? -1 : rank;
   }
 
   @Override
   public void started(String lane, String workflowId) {
-    redis.eval(
+    redis.get().eval(
         STARTED,
         ScriptOutputType.STATUS,
         new String[] {key(lane, "waiting"), key(lane, "enqueued"), key(lane, "started")},
@@ -136,19 +142,19 @@ public final class RedisLaneLedger implements LaneLedger {
   @Override
   public void finished(String lane, boolean success, long latencyMillis) {
     String bucket = key(lane, "stats:" + clock.millis() / 1000);
-    redis.hincrby(bucket, "calls", 1);
+    redis.get().hincrby(bucket, "calls", 1);
     if (success) {
-      redis.hincrby(bucket, "ok", 1);
+      redis.get().hincrby(bucket, "ok", 1);
     }
-    redis.hincrby(bucket, "latency", latencyMillis);
-    redis.expire(bucket, 600);
+    redis.get().hincrby(bucket, "latency", latencyMillis);
+    redis.get().expire(bucket, 600);
   }
 
   @Override
   public LaneStats stats(String lane, Duration window) {
     // the window ends with the current second
     String[] keys = statsKeys(lane, clock.millis() / 1000 - window.toSeconds() + 1, (int) window.toSeconds());
-    List<Long> sums = redis.eval(STATS, ScriptOutputType.MULTI, keys);
+    List<Long> sums = redis.get().eval(STATS, ScriptOutputType.MULTI, keys);
     long calls = sums.get(0);
     return new LaneStats(calls, sums.get(1), calls == 0 ? 0 : (double) sums.get(2) / calls);
   }
@@ -157,7 +163,7 @@ public final class RedisLaneLedger implements LaneLedger {
   public long[] callsPerSecond(String lane, int seconds) {
     // complete seconds only: the current one is left out
     String[] keys = statsKeys(lane, clock.millis() / 1000 - seconds, seconds);
-    List<Long> counts = redis.eval(PER_SECOND, ScriptOutputType.MULTI, keys);
+    List<Long> counts = redis.get().eval(PER_SECOND, ScriptOutputType.MULTI, keys);
     return counts.stream().mapToLong(Long::longValue).toArray();
   }
 
@@ -172,19 +178,19 @@ public final class RedisLaneLedger implements LaneLedger {
 
   @Override
   public double rate(String lane, double fallback) {
-    String value = redis.get(key(lane, "rate"));
+    String value = redis.get().get(key(lane, "rate"));
     return value == null ? fallback : Double.parseDouble(value);
   }
 
   @Override
   public void setRate(String lane, double callsPerSecond) {
-    redis.set(key(lane, "rate"), Double.toString(callsPerSecond), SetArgs.Builder.ex(Duration.ofDays(1)));
+    redis.get().set(key(lane, "rate"), Double.toString(callsPerSecond), SetArgs.Builder.ex(Duration.ofDays(1)));
   }
 
   @Override
   public boolean lead(String lane, String owner, Duration ttl) {
     Long held =
-        redis.eval(
+        redis.get().eval(
             LEAD, ScriptOutputType.INTEGER, new String[] {key(lane, "controller")}, owner,
             Long.toString(ttl.toMillis()));
     return held != null && held == 1;

@@ -6,12 +6,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.lettuce.core.RedisNoScriptException;
+import dev.questionflow.activities.redis.Scripts;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * Sessions in Redis, shared by all instances. Keys of session {@code <sid>} (the braces are a Redis Cluster hash
@@ -122,7 +124,8 @@ public class RedisSessionStore implements SessionStore {
       return nextWf
       """;
 
-  private final RedisCommands<String, String> redis;
+  /** The shared connection's commands, asked for at each use (see LazyRedis: it may not be connected yet). */
+  private final Supplier<RedisCommands<String, String>> redis;
   private final SessionLimits limits;
   private final Clock clock;
   private final String joinSha;
@@ -133,12 +136,17 @@ public class RedisSessionStore implements SessionStore {
           .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
           .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
-  public RedisSessionStore(StatefulRedisConnection<String, String> connection, SessionLimits limits, Clock clock) {
-    this.redis = connection.sync();
+  public RedisSessionStore(Supplier<RedisCommands<String, String>> redis, SessionLimits limits, Clock clock) {
+    this.redis = redis;
     this.limits = limits;
     this.clock = clock;
-    this.joinSha = redis.digest(JOIN_SCRIPT);
-    this.finishSha = redis.digest(FINISH_SCRIPT);
+    // computed here, not by the client: it may not be connected yet
+    this.joinSha = Scripts.sha1(JOIN_SCRIPT);
+    this.finishSha = Scripts.sha1(FINISH_SCRIPT);
+  }
+
+  public RedisSessionStore(StatefulRedisConnection<String, String> connection, SessionLimits limits, Clock clock) {
+    this(connection::sync, limits, clock);
   }
 
   /** The key of one part ("line", "members", "history") of a session. */
@@ -168,12 +176,12 @@ public class RedisSessionStore implements SessionStore {
     if (limits.maxTurns() == 0) {
       return List.of();
     }
-    return redis.lrange(key(sessionId, "history"), -limits.maxTurns(), -1).stream().map(this::read).toList();
+    return redis.get().lrange(key(sessionId, "history"), -limits.maxTurns(), -1).stream().map(this::read).toList();
   }
 
   @Override
   public List<String> line(String sessionId) {
-    return List.copyOf(redis.lrange(key(sessionId, "line"), 0, -1));
+    return List.copyOf(redis.get().lrange(key(sessionId, "line"), 0, -1));
   }
 
   @Override
@@ -189,9 +197,9 @@ public class RedisSessionStore implements SessionStore {
   /** EVALSHA, loading the script on NOSCRIPT (after a Redis restart or SCRIPT FLUSH). */
   private String run(String script, String sha, String[] keys, String... args) {
     try {
-      return redis.evalsha(sha, ScriptOutputType.VALUE, keys, args);
+      return redis.get().evalsha(sha, ScriptOutputType.VALUE, keys, args);
     } catch (RedisNoScriptException e) {
-      return redis.eval(script, ScriptOutputType.VALUE, keys, args);
+      return redis.get().eval(script, ScriptOutputType.VALUE, keys, args);
     }
   }
 

@@ -121,7 +121,17 @@ public record CsProperties(
         Duration semanticTimeout, Duration keywordTimeout, Integer hotCacheQuestions, Integer hotCacheEntries) {}
   }
 
-  public record Redis(String url) {
+  /**
+   * @param url unset = every store in process memory
+   * @param commandTimeout each Redis command's limit (and the connect timeout)
+   * @param retryInterval after a failed connect, the next one is tried no sooner than this
+   */
+  public record Redis(String url, Duration commandTimeout, Duration retryInterval) {
+    public Redis {
+      commandTimeout = commandTimeout == null ? Duration.ofSeconds(1) : commandTimeout;
+      retryInterval = retryInterval == null ? Duration.ofSeconds(1) : retryInterval;
+    }
+
     public boolean configured() {
       return url != null && !url.isBlank();
     }

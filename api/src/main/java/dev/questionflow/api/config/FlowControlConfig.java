@@ -12,11 +12,11 @@ import dev.questionflow.activities.lane.LocalBuckets;
 import dev.questionflow.activities.lane.RedisBuckets;
 import dev.questionflow.activities.lane.RedisLaneLedger;
 import dev.questionflow.activities.lane.TemporalQueueRateApplier;
-import dev.questionflow.api.ratelimit.AccessLimitsProperties;
+import dev.questionflow.activities.redis.LazyRedis;
+import dev.questionflow.activities.redis.RedisOrMemory;
+import dev.questionflow.activities.resilience.DependencyBreakers;
+import dev.questionflow.activities.resilience.UpstreamErrors;
 import io.github.bucket4j.TimeMeter;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.spring.boot.WorkerOptionsCustomizer;
@@ -43,33 +43,32 @@ class FlowControlConfig {
 
   private static final Logger log = LoggerFactory.getLogger(FlowControlConfig.class);
 
+  /** Queue positions and call statistics: Redis (shared), and this instance's memory while Redis is down. */
   @Bean
-  LaneLedger laneLedger(ObjectProvider<StatefulRedisConnection<String, String>> redis, CsProperties properties) {
-    StatefulRedisConnection<String, String> connection = redis.getIfAvailable();
-    if (connection != null) {
-      return new RedisLaneLedger(connection, Clock.systemUTC(), properties.flowControl().staleEntryAfter());
+  LaneLedger laneLedger(ObjectProvider<LazyRedis> redis, CsProperties properties, DependencyBreakers breakers,
+      UpstreamErrors errors) {
+    InMemoryLaneLedger memory = new InMemoryLaneLedger(Clock.systemUTC());
+    LazyRedis lazy = redis.getIfAvailable();
+    if (lazy != null) {
+      return RedisOrMemory.of(LaneLedger.class,
+          new RedisLaneLedger(lazy, Clock.systemUTC(), properties.flowControl().staleEntryAfter()), memory, breakers,
+          errors);
     }
     log.warn("REDIS_URL is not set: queue positions and the adaptive rate are per instance (in-memory lane ledger)");
-    return new InMemoryLaneLedger(Clock.systemUTC());
+    return memory;
   }
 
-  /** Each model call of a lane waits for its throttle slot and feeds the lane's ledger (see ModelCallGate). */
-/** Smooths each model lane's calls to its rate (see {@link BucketLaneThrottle}); shared through Redis if set. */
+  /** Smooths each model lane's calls to its rate (see {@link BucketLaneThrottle}); shared through Redis if set. */
   @Bean
-  LaneThrottle laneThrottle(
-      AccessLimitsProperties limits,
-      CsProperties properties,
-      ObjectProvider<RedisClient> redisClient,
-      MeterRegistry meters) {
-    RedisClient client = redisClient.getIfAvailable();
-    RedisBuckets redis = null;
-    if (client != null && properties.redis().configured()) {
-      redis = new RedisBuckets(
-          client, RedisURI.create(properties.redis().url()), properties.flowControl().throttleRedisTimeout(),
-          TimeMeter.SYSTEM_MILLISECONDS);
-      redis.awaitConnected(limits.redisConnectTimeout());
+  LaneThrottle laneThrottle(ObjectProvider<LazyRedis> redis, CsProperties properties, MeterRegistry meters) {
+    LazyRedis lazy = redis.getIfAvailable();
+    RedisBuckets buckets = null;
+    if (lazy != null) {
+      buckets = new RedisBuckets(
+          lazy.client(), lazy.uri(), properties.flowControl().throttleRedisTimeout(), TimeMeter.SYSTEM_MILLISECONDS);
+      buckets.connect(); // in the background: local buckets until it is connected
     }
-    return new BucketLaneThrottle(redis, new LocalBuckets(TimeMeter.SYSTEM_MILLISECONDS, 1000), meters);
+    return new BucketLaneThrottle(buckets, new LocalBuckets(TimeMeter.SYSTEM_MILLISECONDS, 1000), meters);
   }
 
   /**
@@ -87,6 +86,7 @@ class FlowControlConfig {
     };
   }
 
+  /** Each model call of a lane waits for its throttle slot and feeds the lane's ledger (see ModelCallGate). */
   @Bean(destroyMethod = "close")
   LaneGate laneGate(LaneLedger ledger, LaneThrottle throttle, CsProperties properties) {
     return new LaneGate(ledger, throttle, configuredRates(properties));

@@ -1,5 +1,7 @@
 package dev.questionflow.api.config;
 
+import dev.questionflow.activities.redis.LazyRedis;
+import dev.questionflow.activities.redis.RedisOrMemory;
 import dev.questionflow.activities.resilience.DependencyBreakers;
 import dev.questionflow.activities.resilience.UpstreamErrors;
 import dev.questionflow.activities.session.InMemorySessionStore;
@@ -10,8 +12,6 @@ import dev.questionflow.activities.ticket.GuardedTicketInbox;
 import dev.questionflow.activities.ticket.InMemoryTicketInbox;
 import dev.questionflow.activities.ticket.RedisTicketInbox;
 import dev.questionflow.activities.ticket.TicketInbox;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Clock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,33 +20,30 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-/** Redis when REDIS_URL is set; otherwise in-process stores, and one clear log line saying what is not durable. */
+/**
+ * Redis or memory, decided here once for every store: the {@link LazyRedis} bean exists exactly when
+ * {@code cs.redis.url} is set, and every store (here, the lane ledger, the token buckets, recent submits) asks for
+ * it. Without it the stores are in process memory, and one WARN line per store says what is not durable.
+ */
 @Configuration(proxyBeanMethods = false)
 class StoresConfig {
 
   private static final Logger log = LoggerFactory.getLogger(StoresConfig.class);
 
-  @Bean(destroyMethod = "shutdown")
-  @ConditionalOnExpression("'${cs.redis.url:}' != ''")
-  RedisClient redisClient(CsProperties properties) {
-    return RedisClient.create(properties.redis().url());
-  }
-
   @Bean(destroyMethod = "close")
   @ConditionalOnExpression("'${cs.redis.url:}' != ''")
-  StatefulRedisConnection<String, String> redisConnection(RedisClient client) {
-    return client.connect();
+  LazyRedis redis(CsProperties properties) {
+    CsProperties.Redis redis = properties.redis();
+    return new LazyRedis(redis.url(), redis.commandTimeout(), redis.retryInterval());
   }
 
+  /** Tickets must not be lost: no memory fallback with Redis; while it is down their activities fail and retry. */
   @Bean
-  TicketInbox ticketInbox(
-      ObjectProvider<StatefulRedisConnection<String, String>> redis,
-      DependencyBreakers breakers,
-      UpstreamErrors errors) {
-    StatefulRedisConnection<String, String> connection = redis.getIfAvailable();
-    if (connection != null) {
+  TicketInbox ticketInbox(ObjectProvider<LazyRedis> redis, DependencyBreakers breakers, UpstreamErrors errors) {
+    LazyRedis lazy = redis.getIfAvailable();
+    if (lazy != null) {
       log.info("ticket inbox: Redis (behind the redis circuit breaker)");
-      return new GuardedTicketInbox(new RedisTicketInbox(connection), breakers, errors);
+      return new GuardedTicketInbox(new RedisTicketInbox(lazy), breakers, errors);
     }
     log.warn(
         "REDIS_URL is not set: the ticket inbox is in process memory and is NOT durable; tickets are lost when this"
@@ -54,20 +51,24 @@ class StoresConfig {
     return new InMemoryTicketInbox();
   }
 
-  /** Session order and conversation history (cs.sessions), shared by all instances through Redis. */
+  /** Session order and conversation history (cs.sessions): Redis, and this instance's memory while it is down. */
   @Bean
-  SessionStore sessionStore(ObjectProvider<StatefulRedisConnection<String, String>> redis, CsProperties properties) {
+  SessionStore sessionStore(ObjectProvider<LazyRedis> redis, CsProperties properties, DependencyBreakers breakers,
+      UpstreamErrors errors) {
     CsProperties.Sessions sessions = properties.sessions();
     SessionLimits limits =
         sessions == null ? SessionLimits.DEFAULT : SessionLimits.of(sessions.maxTurns(), sessions.ttl());
-    StatefulRedisConnection<String, String> connection = redis.getIfAvailable();
-    if (connection != null) {
-      log.info("sessions: Redis (last {} turns, kept {} after the last message)", limits.maxTurns(), limits.ttl());
-      return new RedisSessionStore(connection, limits, Clock.systemUTC());
+    InMemorySessionStore memory = new InMemorySessionStore(limits, Clock.systemUTC());
+    LazyRedis lazy = redis.getIfAvailable();
+    if (lazy != null) {
+      log.info("sessions: Redis (last {} turns, kept {} after the last message); this instance's memory while Redis"
+          + " is down", limits.maxTurns(), limits.ttl());
+      return RedisOrMemory.of(SessionStore.class, new RedisSessionStore(lazy, limits, Clock.systemUTC()), memory,
+          breakers, errors);
     }
     log.warn(
         "REDIS_URL is not set: session order and conversation history are in process memory, NOT shared between"
             + " instances and lost when this process stops. Set REDIS_URL for production.");
-    return new InMemorySessionStore(limits, Clock.systemUTC());
+    return memory;
   }
 }

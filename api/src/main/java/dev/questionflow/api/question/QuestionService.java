@@ -1,5 +1,6 @@
 package dev.questionflow.api.question;
 
+import dev.questionflow.activities.redis.LazyRedis;
 import dev.questionflow.activities.session.SessionActivitiesImpl;
 import dev.questionflow.api.config.CsProperties;
 import dev.questionflow.api.security.Requester;
@@ -26,7 +27,6 @@ import io.micrometer.core.instrument.Timer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
-import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Service;
@@ -54,13 +54,13 @@ public class QuestionService {
 
   public QuestionService(
       WorkflowClient client, CsProperties properties, MeterRegistry meters, SessionActivitiesImpl sessions,
-      WorkflowIds ids, ObjectProvider<StatefulRedisConnection<String, String>> redis) {
+      WorkflowIds ids, ObjectProvider<LazyRedis> redis) {
     this.client = client;
     this.sessions = sessions;
     this.ids = ids;
-    StatefulRedisConnection<String, String> connection = redis.getIfAvailable();
+    LazyRedis shared = redis.getIfAvailable();
     Duration window = properties.api().duplicateWindow();
-    this.recent = connection != null ? RecentSubmits.redis(connection, window) : RecentSubmits.inMemory(window, 100_000);
+    this.recent = shared != null ? RecentSubmits.redis(shared, window) : RecentSubmits.inMemory(window, 100_000);
     // the whole accept vs. the Temporal start call inside it: the difference is our own work
     this.acceptTimer = Timer.builder("cs_accept_seconds")
         .description("Time to accept a question, Temporal start included")

@@ -1,10 +1,11 @@
 package dev.questionflow.api.question;
 
 import io.lettuce.core.SetArgs;
-import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,12 +24,12 @@ abstract class RecentSubmits {
   /** Forgets a submit that was not accepted, so the caller's retry goes through. */
   abstract void forget(String workflowId);
 
-  static RecentSubmits redis(StatefulRedisConnection<String, String> connection, Duration window) {
+  static RecentSubmits redis(Supplier<RedisCommands<String, String>> redis, Duration window) {
     return new RecentSubmits() {
       @Override
       boolean first(String workflowId) {
         try {
-          String set = connection.sync().set(key(workflowId), "1", SetArgs.Builder.nx().px(window.toMillis()));
+          String set = redis.get().set(key(workflowId), "1", SetArgs.Builder.nx().px(window.toMillis()));
           return "OK".equals(set);
         } catch (RuntimeException e) {
           log.debug("recent submits unavailable ({}): asking Temporal", e.toString());
@@ -39,7 +40,7 @@ abstract class RecentSubmits {
       @Override
       void forget(String workflowId) {
         try {
-          connection.sync().del(key(workflowId));
+          redis.get().del(key(workflowId));
         } catch (RuntimeException e) {
           log.debug("could not forget a submit: {}", e.toString());
         }

@@ -1,10 +1,8 @@
 package dev.questionflow.api.ratelimit;
 
 import dev.questionflow.activities.lane.RedisBuckets;
-import dev.questionflow.api.config.CsProperties;
+import dev.questionflow.activities.redis.LazyRedis;
 import io.github.bucket4j.TimeMeter;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,8 +11,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The access limiter: buckets in Redis through the app's Lettuce client when {@code cs.redis.url} is set, in this
- * process otherwise (one WARN line says so). A {@link TimeMeter} bean, if any, replaces the wall clock (tests).
+ * The access limiter: buckets in Redis through the app's Lettuce client when there is one (StoresConfig decides), in
+ * this process otherwise (one WARN line says so). A {@link TimeMeter} bean, if any, replaces the wall clock (tests).
  */
 @Configuration(proxyBeanMethods = false)
 class AccessLimitsConfig {
@@ -24,26 +22,24 @@ class AccessLimitsConfig {
   @Bean(destroyMethod = "close")
   AccessLimiter accessLimiter(
       AccessLimitsProperties limits,
-      CsProperties properties,
-      ObjectProvider<RedisClient> redisClient,
+      ObjectProvider<LazyRedis> lazyRedis,
       ObjectProvider<TimeMeter> clock,
       MeterRegistry meters) {
     // wall-clock based: instances sharing a bucket in Redis must agree on the time
     TimeMeter time = clock.getIfAvailable(() -> TimeMeter.SYSTEM_MILLISECONDS);
-    RedisClient client = redisClient.getIfAvailable();
+    LazyRedis shared = lazyRedis.getIfAvailable();
     if (!limits.enabled()) {
       log.warn("access limits are OFF (cs.access-limits.enabled=false): no per-user, per-IP or global limit");
       return new AccessLimiter(limits, null, time, meters);
     }
-    if (client == null || !properties.redis().configured()) {
+    if (shared == null) {
       log.warn(
           "REDIS_URL is not set: access limits (global {}, per user {}, per IP {}) hold PER INSTANCE; with n instances"
               + " n times as many requests get through. Set REDIS_URL to share them.",
           limits.global(), limits.perUser(), limits.perIp());
       return new AccessLimiter(limits, null, time, meters);
     }
-    RedisBuckets redis =
-        new RedisBuckets(client, RedisURI.create(properties.redis().url()), limits.redisTimeout(), time);
+    RedisBuckets redis = new RedisBuckets(shared.client(), shared.uri(), limits.redisTimeout(), time);
     if (redis.awaitConnected(limits.redisConnectTimeout())) {
       log.info(
           "access limits shared through Redis: global {}, per user {}, per IP {}",
