@@ -200,21 +200,9 @@
     turn.dataset.done = 'true';
   }
 
-  // a problem-details body (application/problem+json) or whatever the server sent
+  // the server's problem text (problem.js), with what a customer should do about a limit
   async function describeFailure(response) {
-    let detail = '';
-    try {
-      const text = await response.text();
-      try {
-        const body = JSON.parse(text);
-        detail = body.detail || body.title || text;
-      } catch (notJson) {
-        detail = text;
-      }
-    } catch (unreadable) {
-      detail = '';
-    }
-    let message = `Error ${response.status}${detail ? `: ${detail}` : ''}`;
+    let message = await window.problemText(response);
     const retryAfter = response.headers.get('Retry-After');
     if (response.status === 429) {
       message = `Too many questions right now (${message}).${retryAfter ? ` Please try again in ${retryAfter} s.` : ''}`;

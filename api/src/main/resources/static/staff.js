@@ -54,22 +54,8 @@
     errorBox.hidden = !message;
   }
 
-  // a problem-details body (application/problem+json) or whatever the server sent
-  async function describeFailure(response) {
-    let detailText = '';
-    try {
-      const text = await response.text();
-      try {
-        const body = JSON.parse(text);
-        detailText = body.detail || body.title || text;
-      } catch (notJson) {
-        detailText = text;
-      }
-    } catch (unreadable) {
-      detailText = '';
-    }
-    return `Error ${response.status}${detailText ? `: ${detailText}` : ''}`;
-  }
+  // the server's problem text (problem.js)
+  const describeFailure = (response) => window.problemText(response);
 
   class SignedOut extends Error {}
 

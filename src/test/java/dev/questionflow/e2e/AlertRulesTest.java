@@ -14,10 +14,11 @@ import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
 
 /**
- * ops/prometheus/alerts.yml: {@code promtool check rules} (syntax and PromQL) and {@code promtool test rules} on
- * alerts.test.yml (each alert fires on synthetic series over its threshold and not under it). promtool comes from
- * Debian's {@code prometheus} package, which .ci/run installs; where it is missing (a developer machine) and not in
- * CI, the rules are only parsed and checked for the fields an alert needs.
+ * ops/prometheus/alerts.yml: {@code promtool check rules} (syntax and PromQL) and {@code promtool
+ * test rules} on alerts.test.yml (each alert fires on synthetic series over its threshold and not
+ * under it). promtool comes from Debian's {@code prometheus} package, which .ci/run installs; where
+ * it is missing (a developer machine) and not in CI, the rules are only parsed and checked for the
+ * fields an alert needs.
  */
 class AlertRulesTest {
 
@@ -33,12 +34,14 @@ class AlertRulesTest {
         Map<?, ?> rule = (Map<?, ?>) r;
         names.add((String) rule.get("alert"));
         assertThat(rule.get("expr")).as("expr of %s", rule.get("alert")).isNotNull();
-        assertThat(((Map<?, ?>) rule.get("labels")).get("severity")).as("severity of %s", rule.get("alert"))
+        assertThat(((Map<?, ?>) rule.get("labels")).get("severity"))
+            .as("severity of %s", rule.get("alert"))
             .isIn("warn", "page");
         assertThat(((Map<?, ?>) rule.get("annotations")).get("summary")).isNotNull();
       }
     }
-    // the SPEC's rules: FAQ share above 60 % for 5 min; a stage's degradation above 10 % warns, above 30 % pages
+    // the SPEC's rules: FAQ share above 60 % for 5 min; a stage's degradation above 10 % warns,
+    // above 30 % pages
     assertThat(names).contains("FaqShareHigh", "StageDegradedWarn", "StageDegradedPage");
   }
 
@@ -46,8 +49,11 @@ class AlertRulesTest {
   void promtoolAcceptsTheRulesAndTheirTestsPass() throws Exception {
     boolean ci = "true".equals(System.getenv("CI"));
     if (!onPath("promtool")) {
-      assertThat(ci).as("promtool must be installed in CI (.ci/run installs Debian's prometheus package)").isFalse();
-      System.out.println("[alerts] promtool not on PATH: rules parsed only (apt-get install prometheus to check them)");
+      assertThat(ci)
+          .as("promtool must be installed in CI (.ci/run installs Debian's prometheus package)")
+          .isFalse();
+      System.out.println(
+          "[alerts] promtool not on PATH: rules parsed only (apt-get install prometheus to check them)");
       return;
     }
     assertThat(run("promtool", "check", "rules", RULES.toString())).contains("SUCCESS");

@@ -14,16 +14,17 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The packaged app (api/target/questionflow-exec.jar) as a real OS process, as an operator runs it: with a caller,
- * a staff and an admin key, so trial mode is off. {@link #get} and {@link #post} present the key the path needs (as
- * a chat back end, an agent or an operator would); {@link #send} presents only the headers it is given.
+ * The packaged app (api/target/questionflow-exec.jar) as a real OS process, as an operator runs it:
+ * with a caller, a staff and an admin key, so trial mode is off. {@link #get} and {@link #post}
+ * present the key the path needs (as a chat back end, an agent or an operator would); {@link #send}
+ * presents only the headers it is given.
  */
 final class AppProcess implements AutoCloseable {
 
@@ -32,7 +33,8 @@ final class AppProcess implements AutoCloseable {
   static final String ADMIN_KEY = "e2e-admin-key-0123456789";
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
   private final Map<String, String> env;
   private final Path log;
@@ -45,24 +47,29 @@ final class AppProcess implements AutoCloseable {
     this.port = port;
   }
 
-  /** Starts the app against the dev server and Redis given to the tests, plus the given overrides. */
+  /**
+   * Starts the app against the dev server and Redis given to the tests, plus the given overrides.
+   */
   static AppProcess start(String name, Map<String, String> overrides) throws Exception {
     int port = freePort();
     Map<String, String> env = new HashMap<>();
     env.put("TEMPORAL_ADDRESS", Infra.temporalAddress());
     env.put("REDIS_URL", Infra.redisUrl());
     env.put("PORT", String.valueOf(port));
-    // the same stored indexes as bin/run and the api tests: built once, reused while pack and model are unchanged
+    // the same stored indexes as bin/run and the api tests: built once, reused while pack and model
+    // are unchanged
     env.put("FAQ_INDEX_DIR", Infra.repoRoot().resolve("data").resolve("faq-index").toString());
     env.put("LLM_BASE_URL", "");
     env.put("CALLER_API_KEYS", "e2e-backend:" + CALLER_KEY);
     env.put("STAFF_API_KEYS", "e2e-agent:" + STAFF_KEY);
     env.put("ADMIN_API_KEY", ADMIN_KEY);
-    // shared by every instance of a test, as a deployment shares it: a question's ID must not depend on the instance
+    // shared by every instance of a test, as a deployment shares it: a question's ID must not
+    // depend on the instance
     env.put("WORKFLOW_ID_SECRET", "e2e-workflow-id-secret-0123456789");
     env.putAll(overrides);
     Path log = Infra.workDir().resolve(name + ".log");
-    Files.deleteIfExists(log); // a restart appends; a new start must not show an earlier build's lines
+    Files.deleteIfExists(
+        log); // a restart appends; a new start must not show an earlier build's lines
     AppProcess app = new AppProcess(env, log, port);
     app.launch();
     return app;
@@ -71,7 +78,8 @@ final class AppProcess implements AutoCloseable {
   private void launch() throws Exception {
     Path jar = Path.of(System.getProperty("app.jar", "api/target/questionflow-exec.jar"));
     if (!Files.exists(jar)) {
-      throw new IllegalStateException("the app jar is missing: " + jar.toAbsolutePath() + " (run mvn package)");
+      throw new IllegalStateException(
+          "the app jar is missing: " + jar.toAbsolutePath() + " (run mvn package)");
     }
     ProcessBuilder builder =
         new ProcessBuilder(
@@ -87,7 +95,9 @@ final class AppProcess implements AutoCloseable {
     try {
       awaitHealthy(Duration.ofSeconds(120));
     } catch (RuntimeException | Error e) {
-      process.destroyForcibly(); // the caller never gets an AppProcess to close: do not leave the JVM running
+      process
+          .destroyForcibly(); // the caller never gets an AppProcess to close: do not leave the JVM
+      // running
       throw e;
     }
   }
@@ -97,13 +107,16 @@ final class AppProcess implements AutoCloseable {
         .atMost(timeout)
         .pollInterval(Duration.ofMillis(250))
         .ignoreExceptionsInstanceOf(IOException.class) // not listening yet (ConnectException)
-        .untilAsserted(() -> {
-          if (!process.isAlive()) {
-            throw new IllegalStateException( // not ignored: ends the wait at once
-                "the app exited with " + process.exitValue() + "; log tail:\n" + logTail());
-          }
-          assertThat(get("/actuator/health").statusCode()).as("health; log tail:%n%s", logTail()).isEqualTo(200);
-        });
+        .untilAsserted(
+            () -> {
+              if (!process.isAlive()) {
+                throw new IllegalStateException( // not ignored: ends the wait at once
+                    "the app exited with " + process.exitValue() + "; log tail:\n" + logTail());
+              }
+              assertThat(get("/actuator/health").statusCode())
+                  .as("health; log tail:%n%s", logTail())
+                  .isEqualTo(200);
+            });
   }
 
   String logTail() throws IOException {
@@ -124,9 +137,9 @@ final class AppProcess implements AutoCloseable {
   }
 
   /**
-   * The {@code Authorization} value for a path, from this app's configured keys: questions take the (first) caller
-   * key, tickets the staff key, the admin API and the actuator (health details too) the admin key; null when that
-   * key is not configured.
+   * The {@code Authorization} value for a path, from this app's configured keys: questions take the
+   * (first) caller key, tickets the staff key, the admin API and the actuator (health details too)
+   * the admin key; null when that key is not configured.
    */
   String credentialsFor(String path) {
     String key;
@@ -169,7 +182,11 @@ final class AppProcess implements AutoCloseable {
     HttpRequest.Builder request =
         HttpRequest.newBuilder(uri(path))
             .timeout(Duration.ofSeconds(30))
-            .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+            .method(
+                method,
+                body == null
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofString(body));
     if (body != null) {
       request.header("Content-Type", "application/json");
     }
@@ -183,7 +200,15 @@ final class AppProcess implements AutoCloseable {
   JsonNode ask(String sessionId, String clientMsgId, String text) throws Exception {
     String body =
         JSON.writeValueAsString(
-            Map.of("sessionId", sessionId, "userId", "user-" + sessionId, "clientMsgId", clientMsgId, "text", text));
+            Map.of(
+                "sessionId",
+                sessionId,
+                "userId",
+                "user-" + sessionId,
+                "clientMsgId",
+                clientMsgId,
+                "text",
+                text));
     HttpResponse<String> response = post("/api/v1/questions", body);
     if (response.statusCode() != 202) {
       throw new AssertionError("POST answered " + response.statusCode() + ": " + response.body());
@@ -195,13 +220,18 @@ final class AppProcess implements AutoCloseable {
     return status(workflowId, credentialsFor("/api/v1/questions"));
   }
 
-  /** The status as the holder of these credentials sees it (staff see every question; callers their own). */
+  /**
+   * The status as the holder of these credentials sees it (staff see every question; callers their
+   * own).
+   */
   JsonNode status(String workflowId, String authorization) throws Exception {
-    HttpResponse<String> response = authorization == null
-        ? send("GET", "/api/v1/questions/" + workflowId, null)
-        : send("GET", "/api/v1/questions/" + workflowId, null, "Authorization", authorization);
+    HttpResponse<String> response =
+        authorization == null
+            ? send("GET", "/api/v1/questions/" + workflowId, null)
+            : send("GET", "/api/v1/questions/" + workflowId, null, "Authorization", authorization);
     if (response.statusCode() != 200) {
-      throw new AssertionError("GET status answered " + response.statusCode() + ": " + response.body());
+      throw new AssertionError(
+          "GET status answered " + response.statusCode() + ": " + response.body());
     }
     return JSON.readTree(response.body());
   }
@@ -212,10 +242,13 @@ final class AppProcess implements AutoCloseable {
     await()
         .atMost(timeout)
         .pollInterval(Duration.ofMillis(200))
-        .untilAsserted(() -> {
-          last.set(status(workflowId));
-          assertThat(last.get().path("stage").asText()).as("status of %s: %s", workflowId, last.get()).isEqualTo(stage);
-        });
+        .untilAsserted(
+            () -> {
+              last.set(status(workflowId));
+              assertThat(last.get().path("stage").asText())
+                  .as("status of %s: %s", workflowId, last.get())
+                  .isEqualTo(stage);
+            });
     return last.get();
   }
 

@@ -19,18 +19,22 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs the browser scripts of e2e/browser (node + playwright-core driving the system Chromium) as processes: their
- * stderr (progress) and stdout (one JSON line) go to this test's output, which Surefire keeps in
- * {@code target/surefire-reports/*-output.txt}. Screenshots go to e2e/target/screenshots.
+ * Runs the browser scripts of e2e/browser (node + playwright-core driving the system Chromium) as
+ * processes: their stderr (progress) and stdout (one JSON line) go to this test's output, which
+ * Surefire keeps in {@code target/surefire-reports/*-output.txt}. Screenshots go to
+ * e2e/target/screenshots.
  *
- * <p>Node, the scripts' node_modules and Chromium are required, not optional: a missing one fails the test with
- * the command that installs it (.ci/run installs all three).
+ * <p>Node, the scripts' node_modules and Chromium are required, not optional: a missing one fails
+ * the test with the command that installs it (.ci/run installs all three).
  */
 final class Browser {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** What a script did: its exit code, its output and the JSON line it printed (an empty object if none). */
+  /**
+   * What a script did: its exit code, its output and the JSON line it printed (an empty object if
+   * none).
+   */
   record Result(int exitCode, String stdout, String stderr, JsonNode json, Duration took) {}
 
   private Browser() {}
@@ -41,7 +45,8 @@ final class Browser {
 
   /** e2e/target/screenshots (Surefire runs the tests in the e2e module's folder). */
   static Path screenshotDir() throws IOException {
-    return Files.createDirectories(Infra.repoRoot().resolve("e2e").resolve("target").resolve("screenshots"));
+    return Files.createDirectories(
+        Infra.repoRoot().resolve("e2e").resolve("target").resolve("screenshots"));
   }
 
   static Path chromium() {
@@ -68,16 +73,20 @@ final class Browser {
   /** Fails with the install command when something the scripts need is missing. */
   static void checkInstalled() {
     node();
-    Path playwright = scriptsDir().resolve("node_modules").resolve("playwright-core").resolve("package.json");
+    Path playwright =
+        scriptsDir().resolve("node_modules").resolve("playwright-core").resolve("package.json");
     if (!Files.exists(playwright)) {
       throw new IllegalStateException(
-          "playwright-core is not installed in " + scriptsDir().resolve("node_modules")
+          "playwright-core is not installed in "
+              + scriptsDir().resolve("node_modules")
               + ": run `PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix e2e/browser` in the repository root"
               + " (.ci/run does)");
     }
     if (!Files.isExecutable(chromium())) {
       throw new IllegalStateException(
-          "Chromium is missing at " + chromium() + ": run `apt-get install -y chromium` (Debian; .ci/run does) or set"
+          "Chromium is missing at "
+              + chromium()
+              + ": run `apt-get install -y chromium` (Debian; .ci/run does) or set"
               + " CHROMIUM_PATH. The scripts never download a browser.");
     }
   }
@@ -85,9 +94,14 @@ final class Browser {
   /**
    * e2e/browser/chat-page.mjs: sends the question on the app's chat page and waits for the answer.
    *
-   * @param expectPositionChange the script fails unless the page showed at least two different queue positions
+   * @param expectPositionChange the script fails unless the page showed at least two different
+   *     queue positions
    */
-  static Result chatPage(String baseUrl, String question, Path screenshot, boolean expectPositionChange,
+  static Result chatPage(
+      String baseUrl,
+      String question,
+      Path screenshot,
+      boolean expectPositionChange,
       Duration timeout) {
     Map<String, String> env = new HashMap<>();
     env.put("BASE_URL", baseUrl);
@@ -99,14 +113,21 @@ final class Browser {
   }
 
   /**
-   * e2e/browser/temporal-ui.mjs: opens the Web UI's workflow list for {@code query}, waits for {@code workflowId},
-   * then the workflow's page (screenshot {@code <name>-detail.png}).
+   * e2e/browser/temporal-ui.mjs: opens the Web UI's workflow list for {@code query}, waits for
+   * {@code workflowId}, then the workflow's page (screenshot {@code <name>-detail.png}).
    *
-   * @param expectDetailsText text the workflow page must show as its current details, or null; a UI version that
-   *     renders no current details reports {@code "detailsRendered": false} instead of failing
+   * @param expectDetailsText text the workflow page must show as its current details, or null; a UI
+   *     version that renders no current details reports {@code "detailsRendered": false} instead of
+   *     failing
    */
-  static Result temporalUi(String uiUrl, String namespace, String query, String workflowId, Path screenshot,
-      String expectDetailsText, Duration timeout) {
+  static Result temporalUi(
+      String uiUrl,
+      String namespace,
+      String query,
+      String workflowId,
+      Path screenshot,
+      String expectDetailsText,
+      Duration timeout) {
     Map<String, String> env = new HashMap<>();
     env.put("UI_URL", uiUrl);
     env.put("NAMESPACE", namespace);
@@ -121,7 +142,10 @@ final class Browser {
     return run("temporal-ui.mjs", env, timeout.multipliedBy(3).plusSeconds(60));
   }
 
-  /** Runs one script of e2e/browser with the given environment; kills it (and its Chromium) after the timeout. */
+  /**
+   * Runs one script of e2e/browser with the given environment; kills it (and its Chromium) after
+   * the timeout.
+   */
   static Result run(String script, Map<String, String> env, Duration timeout) {
     checkInstalled();
     List<String> command = List.of(node().toString(), script);
@@ -160,8 +184,12 @@ final class Browser {
     }
     Duration took = Duration.ofNanos(System.nanoTime() - start);
     int exit = finished ? process.exitValue() : -1;
-    System.out.println(tag + (finished ? "exited with " + exit : "killed after " + timeout) + " in "
-        + took.toMillis() + " ms");
+    System.out.println(
+        tag
+            + (finished ? "exited with " + exit : "killed after " + timeout)
+            + " in "
+            + took.toMillis()
+            + " ms");
     String stdout;
     String stderr;
     synchronized (out) {
@@ -174,26 +202,31 @@ final class Browser {
   }
 
   private static Thread pump(InputStream stream, StringBuilder into, String prefix) {
-    Thread thread = new Thread(() -> {
-      try (BufferedReader reader = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
-        String line;
-        while ((line = reader.readLine()) != null) {
-          System.out.println(prefix + line);
-          synchronized (into) {
-            into.append(line).append('\n');
-          }
-        }
-      } catch (IOException e) {
-        System.out.println(prefix + "(output ended: " + e + ")");
-      }
-    }, "browser-output");
+    Thread thread =
+        new Thread(
+            () -> {
+              try (BufferedReader reader =
+                  new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = reader.readLine()) != null) {
+                  System.out.println(prefix + line);
+                  synchronized (into) {
+                    into.append(line).append('\n');
+                  }
+                }
+              } catch (IOException e) {
+                System.out.println(prefix + "(output ended: " + e + ")");
+              }
+            },
+            "browser-output");
     thread.setDaemon(true);
     thread.start();
     return thread;
   }
 
   private static JsonNode lastJsonLine(String stdout) {
-    List<String> lines = new ArrayList<>(stdout.lines().map(String::strip).filter(l -> l.startsWith("{")).toList());
+    List<String> lines =
+        new ArrayList<>(stdout.lines().map(String::strip).filter(l -> l.startsWith("{")).toList());
     for (int i = lines.size() - 1; i >= 0; i--) {
       try {
         return JSON.readTree(lines.get(i));

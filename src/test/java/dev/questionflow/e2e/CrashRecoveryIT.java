@@ -8,9 +8,9 @@ import dev.questionflow.activities.fakemodel.FakeModelServer;
 import dev.questionflow.activities.fakemodel.FakeModelServer.Reply;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.EventType;
-import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.history.v1.HistoryEvent;
+import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.common.WorkflowExecutionHistory;
 import java.time.Duration;
@@ -24,8 +24,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * kill -9 while 20 questions are in flight (each waiting on a slow model call), start the app again: all 20
- * finish, none is lost, none is answered twice.
+ * kill -9 while 20 questions are in flight (each waiting on a slow model call), start the app
+ * again: all 20 finish, none is lost, none is answered twice.
  */
 class CrashRecoveryIT {
 
@@ -39,7 +39,8 @@ class CrashRecoveryIT {
   static void start() throws Exception {
     model = FakeModelServer.start();
     // slow enough that every question is inside its model call when the app dies
-    model.script(call -> Reply.text("Answer to: " + call.userMessage()).after(Duration.ofSeconds(5)));
+    model.script(
+        call -> Reply.text("Answer to: " + call.userMessage()).after(Duration.ofSeconds(5)));
     app =
         AppProcess.start(
             "crash-recovery",
@@ -50,8 +51,10 @@ class CrashRecoveryIT {
                 "LANE_PRIMARY_MAX_CONCURRENT", String.valueOf(QUESTIONS),
                 // a lost attempt is retried once its start-to-close timeout runs out
                 "CS_ACTIVITIES_GENERATION_STARTTOCLOSETIMEOUT", "8s",
-                // this is about exactly-once after a kill, not the budget: kill, restart, retried calls through
-                // the lane's throttle and a 5 s model must all fit (the budget path has its own tests)
+                // this is about exactly-once after a kill, not the budget: kill, restart, retried
+                // calls through
+                // the lane's throttle and a 5 s model must all fit (the budget path has its own
+                // tests)
                 "CS_CHAIN_BUDGET", "90s"));
     temporal = Infra.temporalClient();
   }
@@ -84,47 +87,73 @@ class CrashRecoveryIT {
     List<String> runningAtKill = new ArrayList<>();
     for (String workflowId : textByWorkflow.keySet()) {
       WorkflowExecutionStatus status =
-          temporal.getWorkflowServiceStubs().blockingStub()
-              .describeWorkflowExecution(DescribeWorkflowExecutionRequest.newBuilder()
-                  .setNamespace(Infra.namespace())
-                  .setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId))
-                  .build())
-              .getWorkflowExecutionInfo().getStatus();
+          temporal
+              .getWorkflowServiceStubs()
+              .blockingStub()
+              .describeWorkflowExecution(
+                  DescribeWorkflowExecutionRequest.newBuilder()
+                      .setNamespace(Infra.namespace())
+                      .setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId))
+                      .build())
+              .getWorkflowExecutionInfo()
+              .getStatus();
       if (status == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
         runningAtKill.add(workflowId);
       }
     }
-    System.out.printf("[crash] %d of %d questions were in flight when the app was killed%n",
+    System.out.printf(
+        "[crash] %d of %d questions were in flight when the app was killed%n",
         runningAtKill.size(), QUESTIONS);
-    assertThat(runningAtKill).as("questions in flight at the kill").hasSizeGreaterThanOrEqualTo(QUESTIONS - 2);
+    assertThat(runningAtKill)
+        .as("questions in flight at the kill")
+        .hasSizeGreaterThanOrEqualTo(QUESTIONS - 2);
 
     app.restart();
 
     for (Map.Entry<String, String> question : textByWorkflow.entrySet()) {
       JsonNode answered = app.awaitStage(question.getKey(), "ANSWERED", Duration.ofSeconds(120));
       assertThat(answered.at("/answer/level").asText()).isEqualTo("RAG");
-      assertThat(answered.at("/answer/text").asText()).isEqualTo("Answer to: " + question.getValue());
+      assertThat(answered.at("/answer/text").asText())
+          .isEqualTo("Answer to: " + question.getValue());
     }
     for (String workflowId : textByWorkflow.keySet()) {
       WorkflowExecutionHistory history = temporal.fetchHistory(workflowId);
       List<HistoryEvent> events = history.getEvents();
-      assertThat(events).filteredOn(e -> e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED)
-          .as("completions of " + workflowId).hasSize(1);
+      assertThat(events)
+          .filteredOn(e -> e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED)
+          .as("completions of " + workflowId)
+          .hasSize(1);
       assertThat(events)
           .filteredOn(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED)
-          .filteredOn(e -> generationScheduledIds(events).contains(e.getActivityTaskCompletedEventAttributes().getScheduledEventId()))
+          .filteredOn(
+              e ->
+                  generationScheduledIds(events)
+                      .contains(e.getActivityTaskCompletedEventAttributes().getScheduledEventId()))
           .as("model answers recorded for " + workflowId)
           .hasSize(1);
     }
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-        assertThat(Infra.temporalJsonList("workflow", "list", "--query", "SessionId STARTS_WITH '" + batch + "-'"))
-            .as("one workflow per question").hasSize(QUESTIONS));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        Infra.temporalJsonList(
+                            "workflow",
+                            "list",
+                            "--query",
+                            "SessionId STARTS_WITH '" + batch + "-'"))
+                    .as("one workflow per question")
+                    .hasSize(QUESTIONS));
   }
 
   private static List<Long> generationScheduledIds(List<HistoryEvent> events) {
     return events.stream()
         .filter(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
-        .filter(e -> "GenerateAnswer".equals(e.getActivityTaskScheduledEventAttributes().getActivityType().getName()))
+        .filter(
+            e ->
+                "GenerateAnswer"
+                    .equals(
+                        e.getActivityTaskScheduledEventAttributes().getActivityType().getName()))
         .map(HistoryEvent::getEventId)
         .toList();
   }

@@ -11,7 +11,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
 
-/** The README stays a front door, and docs/configuration.md keeps up with every cs.* setting of application.yml. */
+/**
+ * The README stays a front door, and docs/configuration.md keeps up with every cs.* setting of
+ * application.yml.
+ */
 class DocsTest {
 
   private static final Path ROOT = Infra.repoRoot();
@@ -23,7 +26,8 @@ class DocsTest {
 
   @Test
   void everyCsSettingIsInTheConfigurationReference() throws Exception {
-    String reference = Files.readString(ROOT.resolve("docs/configuration.md"), StandardCharsets.UTF_8);
+    String reference =
+        Files.readString(ROOT.resolve("docs/configuration.md"), StandardCharsets.UTF_8);
     Map<String, Object> yaml;
     try (var in = Files.newInputStream(ROOT.resolve("api/src/main/resources/application.yml"))) {
       yaml = new Yaml().load(in);
@@ -34,28 +38,41 @@ class DocsTest {
     List<String> missing = new ArrayList<>();
     for (String key : keys) {
       // a stage's settings are columns of the per-stage table: its row names the stage
-      // an empty map (cs.resilience.breakers) is documented by its entries' pattern, `<key>.<id>...`
-      String documented = key.startsWith("cs.activities.") ? "`" + key.split("\\.")[2] + "`" : "`" + key + "`";
+      // an empty map (cs.resilience.breakers) is documented by its entries' pattern,
+      // `<key>.<id>...`
+      String documented =
+          key.startsWith("cs.activities.") ? "`" + key.split("\\.")[2] + "`" : "`" + key + "`";
       if (!reference.contains(documented) && !reference.contains("`" + key + ".")) {
         missing.add(key);
       }
     }
-    assertThat(missing).as("settings of application.yml that docs/configuration.md does not list").isEmpty();
+    assertThat(missing)
+        .as("settings of application.yml that docs/configuration.md does not list")
+        .isEmpty();
   }
 
   @Test
   void noDocumentNamesAPathOfThisMachine() throws Exception {
-    for (Path doc : List.of(ROOT.resolve("README.md"), ROOT.resolve("docs/api.md"), ROOT.resolve("docs/running.md"),
-        ROOT.resolve("docs/development.md"), ROOT.resolve("docs/configuration.md"), ROOT.resolve("docs/runbook.md"),
-        ROOT.resolve("faq-index/README.md"))) {
-      assertThat(Files.readString(doc, StandardCharsets.UTF_8)).as(doc.toString()).doesNotContain("/work/");
+    for (Path doc :
+        List.of(
+            ROOT.resolve("README.md"),
+            ROOT.resolve("docs/api.md"),
+            ROOT.resolve("docs/running.md"),
+            ROOT.resolve("docs/development.md"),
+            ROOT.resolve("docs/configuration.md"),
+            ROOT.resolve("docs/runbook.md"),
+            ROOT.resolve("faq-index/README.md"))) {
+      assertThat(Files.readString(doc, StandardCharsets.UTF_8))
+          .as(doc.toString())
+          .doesNotContain("/work/");
     }
   }
 
   @SuppressWarnings("unchecked")
   private static void flatten(String prefix, Object value, List<String> keys) {
     if (value instanceof Map<?, ?> map && !map.isEmpty()) {
-      ((Map<String, Object>) map).forEach((name, child) -> flatten(prefix + "." + name, child, keys));
+      ((Map<String, Object>) map)
+          .forEach((name, child) -> flatten(prefix + "." + name, child, keys));
     } else {
       keys.add(prefix);
     }

@@ -13,9 +13,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The lower rungs, reached the way an operator rehearses them (cs.drills.down, see the runbook), against the dev
- * server, Redis and the fake model: retrieval down with a healthy model gives LLM-only answers with a notice; the
- * model and the embedding path down give keyword-level answers, and questions outside the FAQ become tickets.
+ * The lower rungs, reached the way an operator rehearses them (cs.drills.down, see the runbook),
+ * against the dev server, Redis and the fake model: retrieval down with a healthy model gives
+ * LLM-only answers with a notice; the model and the embedding path down give keyword-level answers,
+ * and questions outside the FAQ become tickets.
  */
 class DrillsIT {
 
@@ -42,11 +43,16 @@ class DrillsIT {
     return AppProcess.start(
         name,
         Map.of(
-            "TASK_QUEUE", Infra.uniqueTaskQueue(name),
-            "LLM_BASE_URL", model.baseUrl(),
-            "LLM_MODEL", "fake-qwen",
-            "CS_DRILLS_DOWN", down,
-            "CS_CHAIN_BUDGET", chainBudget));
+            "TASK_QUEUE",
+            Infra.uniqueTaskQueue(name),
+            "LLM_BASE_URL",
+            model.baseUrl(),
+            "LLM_MODEL",
+            "fake-qwen",
+            "CS_DRILLS_DOWN",
+            down,
+            "CS_CHAIN_BUDGET",
+            chainBudget));
   }
 
   private static JsonNode askAndAwait(AppProcess app, String text, String stage) throws Exception {
@@ -62,7 +68,8 @@ class DrillsIT {
 
       assertThat(answered.at("/answer/level").asText()).isEqualTo("LLM");
       assertThat(answered.at("/answer/notice").asText()).contains("without our knowledge base");
-      assertThat(answered.at("/answer/reason").asText()).contains("retrieval: RetrievalUnavailable");
+      assertThat(answered.at("/answer/reason").asText())
+          .contains("retrieval: RetrievalUnavailable");
     }
   }
 
@@ -76,30 +83,41 @@ class DrillsIT {
       assertThat(answered.at("/answer/notice").asText()).isNotBlank();
       assertThat(answered.at("/answer/reason").asText()).contains("primary model: CircuitOpen");
 
-      JsonNode ticketed = askAndAwait(app, "Can you recommend a good pizza place near the harbour?", "TICKETED");
+      JsonNode ticketed =
+          askAndAwait(app, "Can you recommend a good pizza place near the harbour?", "TICKETED");
       assertThat(ticketed.at("/answer/level").asText()).isEqualTo("TICKET");
       String ticketId = ticketed.at("/answer/ticketId").asText();
-      JsonNode ticket = new com.fasterxml.jackson.databind.ObjectMapper()
-          .readTree(app.get("/api/v1/tickets/" + ticketId).body());
+      JsonNode ticket =
+          new com.fasterxml.jackson.databind.ObjectMapper()
+              .readTree(app.get("/api/v1/tickets/" + ticketId).body());
       assertThat(ticket.path("status").asText()).isEqualTo("OPEN");
-      assertThat(ticket.path("workflowId").asText()).isEqualTo(ticketed.path("workflowId").asText());
+      assertThat(ticket.path("workflowId").asText())
+          .isEqualTo(ticketed.path("workflowId").asText());
     }
-    assertThat(model.calls().size()).as("no model call while its breaker is forced open").isEqualTo(callsBefore);
+    assertThat(model.calls().size())
+        .as("no model call while its breaker is forced open")
+        .isEqualTo(callsBefore);
   }
 
   @Test
   void aModelThatHangsIsAbandonedWhenTheChainBudgetRunsOut() throws Exception {
     String text = "My new card still has not come, where is it?";
     try (AppProcess app = app("drill-budget", "", "3s")) {
-      model.script(call -> text.equals(call.userMessage()) ? Reply.hang() : Reply.text("Happy to help with that."));
+      model.script(
+          call ->
+              text.equals(call.userMessage())
+                  ? Reply.hang()
+                  : Reply.text("Happy to help with that."));
       long t0 = System.nanoTime();
       JsonNode answered = askAndAwait(app, text, "ANSWERED");
       double seconds = (System.nanoTime() - t0) / 1e9;
-      System.out.printf("[drills] hanging model: answered at %s after %.1f s with a 3 s chain budget%n",
+      System.out.printf(
+          "[drills] hanging model: answered at %s after %.1f s with a 3 s chain budget%n",
           answered.at("/answer/level").asText(), seconds);
 
       assertThat(answered.at("/answer/level").asText()).isEqualTo("FAQ");
-      assertThat(answered.at("/answer/reason").asText()).isEqualTo("primary model: over the 3 s chain budget");
+      assertThat(answered.at("/answer/reason").asText())
+          .isEqualTo("primary model: over the 3 s chain budget");
       assertThat(seconds).as("not the 15 s model timeout").isLessThan(10.0);
     } finally {
       model.releaseHangs();

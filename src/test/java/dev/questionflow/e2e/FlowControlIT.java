@@ -29,10 +29,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * Flow control against the dev server, Redis and the fake model, with TWO app instances (two JVMs) on one task
- * queue: the primary lane's rate (10 calls/s) is the server-side rate limit of its task queue, so it holds for
- * both together; VIP questions overtake; waiting questions report positions and ETAs; the adaptive controller
- * halves the rate when the model fails and climbs back in 10 % steps; duplicates and session order.
+ * Flow control against the dev server, Redis and the fake model, with TWO app instances (two JVMs)
+ * on one task queue: the primary lane's rate (10 calls/s) is the server-side rate limit of its task
+ * queue, so it holds for both together; VIP questions overtake; waiting questions report positions
+ * and ETAs; the adaptive controller halves the rate when the model fails and climbs back in 10 %
+ * steps; duplicates and session order.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class FlowControlIT {
@@ -48,7 +49,11 @@ class FlowControlIT {
   @BeforeAll
   static void start() throws Exception {
     model = FakeModelServer.start();
-    faults = Faults.seeded(7).otherwise(call -> Reply.text("Answer to: " + call.userMessage()).after(Duration.ofMillis(50)));
+    faults =
+        Faults.seeded(7)
+            .otherwise(
+                call ->
+                    Reply.text("Answer to: " + call.userMessage()).after(Duration.ofMillis(50)));
     model.script(call -> faults.apply(call));
     taskQueue = Infra.uniqueTaskQueue("flow");
     Map<String, String> env = laneEnv(taskQueue, model, RATE, 5);
@@ -65,11 +70,13 @@ class FlowControlIT {
   }
 
   /**
-   * The environment of the app instances of a lane test: their task queue, the fake model, the primary lane's rate
-   * and per-worker concurrency. Access limits are off: every question comes from 127.0.0.1 and the tests repeat
-   * users (the limits are tested in the api module's AccessLimitsApiTest) and would be refused before the lanes.
+   * The environment of the app instances of a lane test: their task queue, the fake model, the
+   * primary lane's rate and per-worker concurrency. Access limits are off: every question comes
+   * from 127.0.0.1 and the tests repeat users (the limits are tested in the api module's
+   * AccessLimitsApiTest) and would be refused before the lanes.
    */
-  static Map<String, String> laneEnv(String taskQueue, FakeModelServer model, double rate, int maxConcurrent) {
+  static Map<String, String> laneEnv(
+      String taskQueue, FakeModelServer model, double rate, int maxConcurrent) {
     Map<String, String> env = new HashMap<>();
     env.put("TASK_QUEUE", taskQueue);
     env.put("LLM_BASE_URL", model.baseUrl());
@@ -81,9 +88,19 @@ class FlowControlIT {
     return env;
   }
 
-  static String ask(AppProcess app, String session, String msg, String text, boolean vip) throws Exception {
-    Map<String, String> body = new HashMap<>(Map.of(
-        "sessionId", session, "userId", "user-" + session, "clientMsgId", msg, "text", text));
+  static String ask(AppProcess app, String session, String msg, String text, boolean vip)
+      throws Exception {
+    Map<String, String> body =
+        new HashMap<>(
+            Map.of(
+                "sessionId",
+                session,
+                "userId",
+                "user-" + session,
+                "clientMsgId",
+                msg,
+                "text",
+                text));
     if (vip) {
       body.put("tier", "VIP");
     }
@@ -93,68 +110,110 @@ class FlowControlIT {
   }
 
   /**
-   * The controller runs with a 4 s interval and window here. Its rule is unit-tested on a simulated lane
-   * (LaneRateControllerTest); this checks it end to end: live calls of both instances in the shared stats, the
-   * rate set on the Temporal server, the metric.
+   * The controller runs with a 4 s interval and window here. Its rule is unit-tested on a simulated
+   * lane (LaneRateControllerTest); this checks it end to end: live calls of both instances in the
+   * shared stats, the rate set on the Temporal server, the metric.
    */
   @Test
   @Order(2)
   void theAdaptiveRateHalvesWhenTheModelFailsAndClimbsBackInTenPercentSteps() throws Exception {
     String run = UUID.randomUUID().toString().substring(0, 6);
     var traffic = Executors.newSingleThreadScheduledExecutor();
-    // submissions run on their own threads: a slow accept on a loaded machine must not thin out the traffic the
+    // submissions run on their own threads: a slow accept on a loaded machine must not thin out the
+    // traffic the
     // controller judges (it needs cs.flow-control.min-calls calls per window)
     ExecutorService senders = Executors.newFixedThreadPool(4);
     java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
-    traffic.scheduleAtFixedRate(() -> senders.submit(() -> {
-      try {
-        int i = n.getAndIncrement();
-        ask(i % 2 == 0 ? first : second, "adapt-" + run + "-" + i, "m1", "How do I top up? #" + i, false);
-      } catch (Exception e) {
-        // keep generating traffic
-      }
-    }), 0, 125, TimeUnit.MILLISECONDS); // 8 questions/s
+    traffic.scheduleAtFixedRate(
+        () ->
+            senders.submit(
+                () -> {
+                  try {
+                    int i = n.getAndIncrement();
+                    ask(
+                        i % 2 == 0 ? first : second,
+                        "adapt-" + run + "-" + i,
+                        "m1",
+                        "How do I top up? #" + i,
+                        false);
+                  } catch (Exception e) {
+                    // keep generating traffic
+                  }
+                }),
+        0,
+        125,
+        TimeUnit.MILLISECONDS); // 8 questions/s
     try {
-      // healthy traffic past the controller's warm-up (two 4 s windows from the first calls it saw: 80 calls at
+      // healthy traffic past the controller's warm-up (two 4 s windows from the first calls it saw:
+      // 80 calls at
       // 8/s take 10 s), and the lane at its configured rate
-      await().atMost(Duration.ofSeconds(60)).until(() -> laneRate() == RATE && model.calls().size() >= 80);
-      faults = Faults.seeded(11).errors(0.2, 500)
-          .otherwise(call -> Reply.text("Answer to: " + call.userMessage()).after(Duration.ofMillis(50)));
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> laneRate() == RATE && model.calls().size() >= 80);
+      faults =
+          Faults.seeded(11)
+              .errors(0.2, 500)
+              .otherwise(
+                  call ->
+                      Reply.text("Answer to: " + call.userMessage()).after(Duration.ofMillis(50)));
       long errorsFrom = System.nanoTime();
-      await().atMost(Duration.ofSeconds(12)).pollInterval(Duration.ofMillis(100)).until(() -> laneRate() <= RATE / 2);
+      await()
+          .atMost(Duration.ofSeconds(12))
+          .pollInterval(Duration.ofMillis(100))
+          .until(() -> laneRate() <= RATE / 2);
       double halvedAfter = (System.nanoTime() - errorsFrom) / 1e9;
-      System.out.printf("[flow] 20 %% errors: lane rate %.1f/s after %.1f s (control interval 4 s)%n",
+      System.out.printf(
+          "[flow] 20 %% errors: lane rate %.1f/s after %.1f s (control interval 4 s)%n",
           laneRate(), halvedAfter);
       assertThat(halvedAfter).as("halved within one control interval").isLessThanOrEqualTo(4.0);
 
-      faults = Faults.seeded(13)
-          .otherwise(call -> Reply.text("Answer to: " + call.userMessage()).after(Duration.ofMillis(50)));
+      faults =
+          Faults.seeded(13)
+              .otherwise(
+                  call ->
+                      Reply.text("Answer to: " + call.userMessage()).after(Duration.ofMillis(50)));
       List<Double> climb = new ArrayList<>();
       climb.add(laneRate());
-      await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> {
-        double r = laneRate();
-        if (r != climb.get(climb.size() - 1)) {
-          climb.add(r);
-        }
-        return r == RATE;
-      });
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofMillis(200))
+          .until(
+              () -> {
+                double r = laneRate();
+                if (r != climb.get(climb.size() - 1)) {
+                  climb.add(r);
+                }
+                return r == RATE;
+              });
       System.out.printf("[flow] recovered: lane rate climbed %s%n", climb);
-      // the first judgment after the faults stopped may still see their errors in its window and halve once more
-      // (say 5 -> 2.5): the climb starts at the lowest rate; from there, steps of 10 % of the configured rate, the
+      // the first judgment after the faults stopped may still see their errors in its window and
+      // halve once more
+      // (say 5 -> 2.5): the climb starts at the lowest rate; from there, steps of 10 % of the
+      // configured rate, the
       // last one capped at it (2.5/s -> ... 9.5 -> 10)
       int lowest = climb.indexOf(climb.stream().min(Double::compare).orElseThrow());
-      assertThat(climb.subList(0, lowest + 1)).as("only halvings before the climb: %s", climb)
+      assertThat(climb.subList(0, lowest + 1))
+          .as("only halvings before the climb: %s", climb)
           .isSortedAccordingTo(java.util.Comparator.reverseOrder());
       for (int i = lowest + 1; i < climb.size(); i++) {
         double step = climb.get(i) - climb.get(i - 1);
         if (i < climb.size() - 1) {
-          assertThat(step).as("step %d of %s", i, climb).isCloseTo(0.1 * RATE, org.assertj.core.data.Offset.offset(0.01));
+          assertThat(step)
+              .as("step %d of %s", i, climb)
+              .isCloseTo(0.1 * RATE, org.assertj.core.data.Offset.offset(0.01));
         } else {
           assertThat(step).as("last step of %s", climb).isBetween(0.0, 0.1 * RATE + 0.01);
         }
       }
-      JsonNode config = Infra.temporalJson("task-queue", "config", "get", "--task-queue", taskQueue + "-model-primary",
-          "--task-queue-type", "activity");
+      JsonNode config =
+          Infra.temporalJson(
+              "task-queue",
+              "config",
+              "get",
+              "--task-queue",
+              taskQueue + "-model-primary",
+              "--task-queue-type",
+              "activity");
       System.out.printf("[flow] server-side task queue config: %s%n", config);
     } finally {
       traffic.shutdownNow();
@@ -171,26 +230,35 @@ class FlowControlIT {
     List<CompletableFuture<String>> ids = new ArrayList<>();
     for (int i = 0; i < 100; i++) {
       AppProcess app = i % 2 == 0 ? first : second;
-      ids.add(CompletableFuture.supplyAsync(() -> {
-        try {
-          return ask(app, session, "m1", text, false);
-        } catch (Exception e) {
-          throw new IllegalStateException(e);
-        }
-      }, pool));
+      ids.add(
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return ask(app, session, "m1", text, false);
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+              },
+              pool));
     }
     List<String> workflowIds = ids.stream().map(CompletableFuture::join).distinct().toList();
     pool.shutdown();
     assertThat(workflowIds).hasSize(1);
     first.awaitStage(workflowIds.get(0), "ANSWERED", Duration.ofSeconds(60));
-    assertThat(Infra.temporalJsonList("workflow", "list", "--query", "SessionId='" + session + "'")).hasSize(1);
-    assertThat(model.calls().stream().filter(c -> text.equals(c.userMessage())).count()).isEqualTo(1);
+    assertThat(Infra.temporalJsonList("workflow", "list", "--query", "SessionId='" + session + "'"))
+        .hasSize(1);
+    assertThat(model.calls().stream().filter(c -> text.equals(c.userMessage())).count())
+        .isEqualTo(1);
   }
 
-  /** The session's line is ordered by arrival at the API, so the two may be sent to different instances. */
+  /**
+   * The session's line is ordered by arrival at the API, so the two may be sent to different
+   * instances.
+   */
   @Test
   @Order(4)
-  void twoQuestionsOfOneSessionTenMillisecondsApartAreAnsweredInOrderWithTheFirstAsContext() throws Exception {
+  void twoQuestionsOfOneSessionTenMillisecondsApartAreAnsweredInOrderWithTheFirstAsContext()
+      throws Exception {
     String session = "order-" + UUID.randomUUID().toString().substring(0, 6);
     String q1 = "I ordered a new card last week. " + session;
     String q2 = "When will it arrive? " + session;
@@ -201,8 +269,10 @@ class FlowControlIT {
     JsonNode a1 = first.awaitStage(id1, "ANSWERED", Duration.ofSeconds(60));
     JsonNode a2 = second.awaitStage(id2, "ANSWERED", Duration.ofSeconds(60));
 
-    Call c1 = model.calls().stream().filter(c -> q1.equals(c.userMessage())).findFirst().orElseThrow();
-    Call c2 = model.calls().stream().filter(c -> q2.equals(c.userMessage())).findFirst().orElseThrow();
+    Call c1 =
+        model.calls().stream().filter(c -> q1.equals(c.userMessage())).findFirst().orElseThrow();
+    Call c2 =
+        model.calls().stream().filter(c -> q2.equals(c.userMessage())).findFirst().orElseThrow();
     assertThat(c1.receivedNanos()).isLessThan(c2.receivedNanos());
     String context = c2.body().path("messages").toString();
     assertThat(context).contains(q1).contains(a1.at("/answer/text").asText());
@@ -211,7 +281,8 @@ class FlowControlIT {
 
   private static double laneRate() throws Exception {
     String metrics = first.get("/actuator/prometheus").body();
-    Matcher m = Pattern.compile("cs_lane_rate\\{[^}]*lane=\"primary\"[^}]*} ([0-9.]+)").matcher(metrics);
+    Matcher m =
+        Pattern.compile("cs_lane_rate\\{[^}]*lane=\"primary\"[^}]*} ([0-9.]+)").matcher(metrics);
     return m.find() ? Double.parseDouble(m.group(1)) : Double.NaN;
   }
 }

@@ -16,8 +16,9 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The real services these tests need: the Temporal dev server and Redis, started by bin/test (bin/dev-services).
- * They are required, not optional: a missing service fails the tests instead of skipping them.
+ * The real services these tests need: the Temporal dev server and Redis, started by bin/test
+ * (bin/dev-services). They are required, not optional: a missing service fails the tests instead of
+ * skipping them.
  */
 final class Infra {
 
@@ -60,7 +61,9 @@ final class Infra {
     return workDir;
   }
 
-  /** A task queue of its own per test class, so app instances of other tests never take its work. */
+  /**
+   * A task queue of its own per test class, so app instances of other tests never take its work.
+   */
   static String uniqueTaskQueue(String prefix) {
     return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
   }
@@ -75,7 +78,8 @@ final class Infra {
 
   /** The Temporal CLI as installed by bin/dev-services. */
   static String temporalCli() {
-    Path installed = Path.of(System.getProperty("user.home"), ".local", "temporal", "bin", "temporal");
+    Path installed =
+        Path.of(System.getProperty("user.home"), ".local", "temporal", "bin", "temporal");
     return Files.isExecutable(installed) ? installed.toString() : "temporal";
   }
 
@@ -85,7 +89,10 @@ final class Infra {
     return out.isEmpty() ? JSON.createArrayNode() : JSON.readTree(out);
   }
 
-  /** `temporal workflow list --output json` prints JSON lines or an array depending on version; read both. */
+  /**
+   * `temporal workflow list --output json` prints JSON lines or an array depending on version; read
+   * both.
+   */
   static List<JsonNode> temporalJsonList(String... args) throws Exception {
     String out = runCli(args);
     List<JsonNode> rows = new ArrayList<>();
@@ -105,9 +112,11 @@ final class Infra {
   private static String runCli(String... args) throws Exception {
     List<String> command = new ArrayList<>(List.of(temporalCli()));
     command.addAll(List.of(args));
-    command.addAll(List.of("--address", temporalAddress(), "--namespace", namespace(), "--output", "json"));
+    command.addAll(
+        List.of("--address", temporalAddress(), "--namespace", namespace(), "--output", "json"));
     Process process = new ProcessBuilder(command).start();
-    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+    String out =
+        new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
     String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
     if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
       throw new AssertionError(String.join(" ", command) + " failed: " + err + out);

@@ -27,10 +27,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * What support staff and engineers do, against the dev server: find a waiting question in the Temporal Web UI by
- * {@code Stage="WAITING_IN_QUEUE"} (a real browser) and read its position in the current details; list it through
- * the admin API; export a finished question's history and replay it with {@code bin/replay}; re-run a question;
- * redrive a dead-letter ticket exactly once.
+ * What support staff and engineers do, against the dev server: find a waiting question in the
+ * Temporal Web UI by {@code Stage="WAITING_IN_QUEUE"} (a real browser) and read its position in the
+ * current details; list it through the admin API; export a finished question's history and replay
+ * it with {@code bin/replay}; re-run a question; redrive a dead-letter ticket exactly once.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class OperationsIT {
@@ -38,8 +38,12 @@ class OperationsIT {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String KEY = "ops-test-key";
   private static final String IN_FAQ = "I still have not received my new card";
-  /** The fake model refuses these (400, not retried): with no FAQ match either, they become tickets. */
-  private static final String TICKET_TEXT = "Can you recommend a good pizza place near the harbour?";
+
+  /**
+   * The fake model refuses these (400, not retried): with no FAQ match either, they become tickets.
+   */
+  private static final String TICKET_TEXT =
+      "Can you recommend a good pizza place near the harbour?";
 
   private static FakeModelServer model;
   private static LadderIT.Helpdesk helpdesk;
@@ -50,10 +54,13 @@ class OperationsIT {
   @BeforeAll
   static void start() throws Exception {
     model = FakeModelServer.start();
-    // slow calls on a lane of one call at a time: a backlog builds and the last questions wait with a position
-    model.script(call -> call.userMessage().contains("pizza")
-        ? Reply.error(400)
-        : Reply.text("Your new card is on its way.").after(Duration.ofMillis(2500)));
+    // slow calls on a lane of one call at a time: a backlog builds and the last questions wait with
+    // a position
+    model.script(
+        call ->
+            call.userMessage().contains("pizza")
+                ? Reply.error(400)
+                : Reply.text("Your new card is on its way.").after(Duration.ofMillis(2500)));
     helpdesk = LadderIT.Helpdesk.start();
     Map<String, String> env = FlowControlIT.laneEnv(Infra.uniqueTaskQueue("ops"), model, 1, 1);
     env.put("LLM_API_KEY", "test-key");
@@ -68,7 +75,10 @@ class OperationsIT {
 
   @AfterAll
   static void stop() throws Exception {
-    Infra.closeAll(app, model, helpdesk == null ? null : () -> helpdesk.server.stop(0),
+    Infra.closeAll(
+        app,
+        model,
+        helpdesk == null ? null : () -> helpdesk.server.stop(0),
         temporal == null ? null : () -> temporal.getWorkflowServiceStubs().shutdownNow());
   }
 
@@ -83,43 +93,61 @@ class OperationsIT {
     for (int i = 0; i < 14; i++) {
       answered.add(app.ask("ops-" + run + "-" + i, "m1", IN_FAQ).get("workflowId").asText());
     }
-    // the one furthest back (the server's order, not the order of submission): at 2.5 s a call, one at a time, a
+    // the one furthest back (the server's order, not the order of submission): at 2.5 s a call, one
+    // at a time, a
     // question with 8 ahead waits 20 s more, time enough for the checks below
     AtomicReference<String> furthestBack = new AtomicReference<>();
-    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(300)).until(() -> {
-      int most = -1;
-      for (String id : answered) {
-        JsonNode status = app.status(id);
-        if ("WAITING_IN_QUEUE".equals(status.path("stage").asText()) && status.path("queuePosition").asInt() > most) {
-          most = status.path("queuePosition").asInt();
-          furthestBack.set(id);
-        }
-      }
-      return most >= 8;
-    });
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(300))
+        .until(
+            () -> {
+              int most = -1;
+              for (String id : answered) {
+                JsonNode status = app.status(id);
+                if ("WAITING_IN_QUEUE".equals(status.path("stage").asText())
+                    && status.path("queuePosition").asInt() > most) {
+                  most = status.path("queuePosition").asInt();
+                  furthestBack.set(id);
+                }
+              }
+              return most >= 8;
+            });
     String waiting = furthestBack.get();
 
-    // what a person reads in the Web UI's "Current Details" (the SDK's metadata query, as the UI uses it)
+    // what a person reads in the Web UI's "Current Details" (the SDK's metadata query, as the UI
+    // uses it)
     String details =
-        temporal.newUntypedWorkflowStub(waiting)
+        temporal
+            .newUntypedWorkflowStub(waiting)
             .query("__temporal_workflow_metadata", WorkflowMetadata.class)
             .getCurrentDetails();
     System.out.printf("[ops] current details of %s: %s%n", waiting, details);
     assertThat(details).matches("waiting for model lane \\S+, position \\d+, about \\d+ s");
 
     // the admin API lists it as waiting
-    await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
-      HttpResponse<String> stuck = admin("GET", "/questions/stuck?olderThanSeconds=0&stage=WAITING_IN_QUEUE");
-      assertThat(stuck.statusCode()).as(stuck.body()).isEqualTo(200);
-      assertThat(JSON.readTree(stuck.body()).findValuesAsText("workflowId")).contains(waiting);
-    });
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () -> {
+              HttpResponse<String> stuck =
+                  admin("GET", "/questions/stuck?olderThanSeconds=0&stage=WAITING_IN_QUEUE");
+              assertThat(stuck.statusCode()).as(stuck.body()).isEqualTo(200);
+              assertThat(JSON.readTree(stuck.body()).findValuesAsText("workflowId"))
+                  .contains(waiting);
+            });
 
     // a real browser finds it in the Temporal Web UI with the saved query of the runbook
     Browser.Result ui =
         Browser.temporalUi(
-            "http://" + Infra.temporalUiAddress(), Infra.namespace(),
-            "Stage=\"WAITING_IN_QUEUE\"", waiting, Browser.screenshotDir().resolve("web-ui-waiting-in-queue.png"),
-            "/position \\d+/", Duration.ofSeconds(30));
+            "http://" + Infra.temporalUiAddress(),
+            Infra.namespace(),
+            "Stage=\"WAITING_IN_QUEUE\"",
+            waiting,
+            Browser.screenshotDir().resolve("web-ui-waiting-in-queue.png"),
+            "/position \\d+/",
+            Duration.ofSeconds(30));
     assertThat(ui.exitCode()).as(ui.stdout() + ui.stderr()).isZero();
     assertThat(ui.json().path("listed").asBoolean()).isTrue();
     // UI 2.42 (the dev server's) shows them on the workflow's "User Metadata" tab
@@ -134,7 +162,8 @@ class OperationsIT {
     String workflowId = answered.get(0);
     app.awaitStage(workflowId, "ANSWERED", Duration.ofSeconds(90));
 
-    HttpResponse<String> refused = app.send("GET", "/api/v1/admin/questions/" + workflowId + "/history", null);
+    HttpResponse<String> refused =
+        app.send("GET", "/api/v1/admin/questions/" + workflowId + "/history", null);
     assertThat(refused.statusCode()).isEqualTo(401);
     HttpResponse<String> exported = admin("GET", "/questions/" + workflowId + "/history");
     assertThat(exported.statusCode()).isEqualTo(200);
@@ -144,12 +173,14 @@ class OperationsIT {
     Replay fromFile = replay("--file", file.toString());
     Replay byId = replay(workflowId);
 
-    System.out.printf("[ops] bin/replay --file: %s[ops] bin/replay %s: %s", fromFile.output(), workflowId,
-        byId.output());
+    System.out.printf(
+        "[ops] bin/replay --file: %s[ops] bin/replay %s: %s",
+        fromFile.output(), workflowId, byId.output());
     assertThat(fromFile.exit()).as(fromFile.output()).isZero();
     assertThat(fromFile.output()).contains("OK " + workflowId + " (QuestionWorkflow");
     assertThat(byId.exit()).as(byId.output()).isZero();
-    assertThat(byId.output()).containsPattern("OK " + workflowId + " \\(run [0-9a-f-]{36}, QuestionWorkflow");
+    assertThat(byId.output())
+        .containsPattern("OK " + workflowId + " \\(run [0-9a-f-]{36}, QuestionWorkflow");
   }
 
   @Test
@@ -157,22 +188,31 @@ class OperationsIT {
   void aQuestionIsReRunFromItsStartUnderTheSameWorkflowId() throws Exception {
     String workflowId = answered.get(1);
     app.awaitStage(workflowId, "ANSWERED", Duration.ofSeconds(90));
-    String before = temporal.newUntypedWorkflowStub(workflowId).describe().getExecution().getRunId();
+    String before =
+        temporal.newUntypedWorkflowStub(workflowId).describe().getExecution().getRunId();
 
     HttpResponse<String> rerun =
-        app.send("POST", "/api/v1/admin/questions/" + workflowId + "/rerun?from=START",
-            "{\"reason\":\"ops test\"}", "X-Api-Key", KEY);
+        app.send(
+            "POST",
+            "/api/v1/admin/questions/" + workflowId + "/rerun?from=START",
+            "{\"reason\":\"ops test\"}",
+            "X-Api-Key",
+            KEY);
 
     assertThat(rerun.statusCode()).as(rerun.body()).isEqualTo(202);
     JsonNode body = JSON.readTree(rerun.body());
     assertThat(body.get("previousRunId").asText()).isEqualTo(before);
     String after = body.get("runId").asText();
     assertThat(after).isNotEqualTo(before);
-    await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
-      var run = temporal.newUntypedWorkflowStub(workflowId).describe();
-      assertThat(run.getExecution().getRunId()).isEqualTo(after);
-      assertThat(run.getStatus().name()).isEqualTo("WORKFLOW_EXECUTION_STATUS_COMPLETED");
-    });
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () -> {
+              var run = temporal.newUntypedWorkflowStub(workflowId).describe();
+              assertThat(run.getExecution().getRunId()).isEqualTo(after);
+              assertThat(run.getStatus().name()).isEqualTo("WORKFLOW_EXECUTION_STATUS_COMPLETED");
+            });
     assertThat(app.status(workflowId).path("stage").asText()).isEqualTo("ANSWERED");
   }
 
@@ -180,37 +220,58 @@ class OperationsIT {
   @Order(4)
   void aDeadLetterTicketIsRedrivenAndDeliveredExactlyOnce() throws Exception {
     helpdesk.down.set(true);
-    String workflowId = app.ask("ops-dl-" + System.nanoTime(), "m1", TICKET_TEXT).get("workflowId").asText();
-    String ticketId = app.awaitStage(workflowId, "TICKETED", Duration.ofSeconds(60)).at("/answer/ticketId").asText();
+    String workflowId =
+        app.ask("ops-dl-" + System.nanoTime(), "m1", TICKET_TEXT).get("workflowId").asText();
+    String ticketId =
+        app.awaitStage(workflowId, "TICKETED", Duration.ofSeconds(60))
+            .at("/answer/ticketId")
+            .asText();
 
-    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
-      HttpResponse<String> list = admin("GET", "/dead-letters");
-      assertThat(list.statusCode()).as(list.body()).isEqualTo(200);
-      JsonNode entry = null;
-      for (JsonNode node : JSON.readTree(list.body())) {
-        if (ticketId.equals(node.path("ticketId").asText())) {
-          entry = node;
-        }
-      }
-      assertThat(entry).as("dead letter of " + ticketId + " in " + list.body()).isNotNull();
-      assertThat(entry.at("/status/delivered").asBoolean()).isFalse();
-      assertThat(entry.at("/status/attempts").asInt()).isPositive();
-    });
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () -> {
+              HttpResponse<String> list = admin("GET", "/dead-letters");
+              assertThat(list.statusCode()).as(list.body()).isEqualTo(200);
+              JsonNode entry = null;
+              for (JsonNode node : JSON.readTree(list.body())) {
+                if (ticketId.equals(node.path("ticketId").asText())) {
+                  entry = node;
+                }
+              }
+              assertThat(entry).as("dead letter of " + ticketId + " in " + list.body()).isNotNull();
+              assertThat(entry.at("/status/delivered").asBoolean()).isFalse();
+              assertThat(entry.at("/status/attempts").asInt()).isPositive();
+            });
     assertThat(helpdesk.accepted).doesNotContainKey(ticketId);
 
     helpdesk.down.set(false);
     long redriven = System.nanoTime();
-    assertThat(app.send("POST", "/api/v1/admin/dead-letters/" + ticketId + "/redrive", null).statusCode())
-        .as("no key").isEqualTo(401);
+    assertThat(
+            app.send("POST", "/api/v1/admin/dead-letters/" + ticketId + "/redrive", null)
+                .statusCode())
+        .as("no key")
+        .isEqualTo(401);
     HttpResponse<String> redrive = admin("POST", "/dead-letters/" + ticketId + "/redrive");
     assertThat(redrive.statusCode()).as(redrive.body()).isEqualTo(202);
 
-    // the backoff is 10 min: only the redrive can have delivered it; count once the workflow has completed
-    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250)).untilAsserted(() ->
-        assertThat(Infra.temporalJson("workflow", "describe", "--workflow-id", "dead-letter-" + ticketId)
-            .at("/workflowExecutionInfo/status").asText()).isEqualTo("WORKFLOW_EXECUTION_STATUS_COMPLETED"));
-    System.out.printf("[ops] dead letter %s delivered %.1f s after the redrive%n", ticketId,
-        (System.nanoTime() - redriven) / 1e9);
+    // the backoff is 10 min: only the redrive can have delivered it; count once the workflow has
+    // completed
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(250))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        Infra.temporalJson(
+                                "workflow", "describe", "--workflow-id", "dead-letter-" + ticketId)
+                            .at("/workflowExecutionInfo/status")
+                            .asText())
+                    .isEqualTo("WORKFLOW_EXECUTION_STATUS_COMPLETED"));
+    System.out.printf(
+        "[ops] dead letter %s delivered %.1f s after the redrive%n",
+        ticketId, (System.nanoTime() - redriven) / 1e9);
     assertThat(helpdesk.accepted.get(ticketId).get()).isEqualTo(1);
     HttpResponse<String> again = admin("POST", "/dead-letters/" + ticketId + "/redrive");
     assertThat(again.statusCode()).as(again.body()).isEqualTo(409);
@@ -218,9 +279,13 @@ class OperationsIT {
 
   private record Replay(int exit, String output) {}
 
-  /** Runs bin/replay as an engineer would (the workflows module is already built by the time e2e runs). */
+  /**
+   * Runs bin/replay as an engineer would (the workflows module is already built by the time e2e
+   * runs).
+   */
   private static Replay replay(String... args) throws Exception {
-    List<String> command = new ArrayList<>(List.of(Infra.repoRoot().resolve("bin/replay").toString()));
+    List<String> command =
+        new ArrayList<>(List.of(Infra.repoRoot().resolve("bin/replay").toString()));
     command.addAll(List.of(args));
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
     builder.environment().put("TEMPORAL_ADDRESS", Infra.temporalAddress());

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -20,9 +20,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * One question the whole way on the real dev server and Redis, with no model configured: the FAQ answers, the
- * workflow and its search attributes are visible to the Temporal CLI, duplicates start nothing, and a question
- * nothing can answer becomes a ticket in Redis that a staff reply turns into the answer.
+ * One question the whole way on the real dev server and Redis, with no model configured: the FAQ
+ * answers, the workflow and its search attributes are visible to the Temporal CLI, duplicates start
+ * nothing, and a question nothing can answer becomes a ticket in Redis that a staff reply turns
+ * into the answer.
  */
 class QuestionFlowIT {
 
@@ -60,40 +61,71 @@ class QuestionFlowIT {
     assertThat(answered.at("/answer/faqId").asText()).isEqualTo("card_arrival");
 
     JsonNode describe = Infra.temporalJson("workflow", "describe", "--workflow-id", workflowId);
-    assertThat(describe.at("/workflowExecutionInfo/type/name").asText()).isEqualTo("QuestionWorkflow");
-    assertThat(describe.at("/workflowExecutionInfo/status").asText()).isEqualTo("WORKFLOW_EXECUTION_STATUS_COMPLETED");
+    assertThat(describe.at("/workflowExecutionInfo/type/name").asText())
+        .isEqualTo("QuestionWorkflow");
+    assertThat(describe.at("/workflowExecutionInfo/status").asText())
+        .isEqualTo("WORKFLOW_EXECUTION_STATUS_COMPLETED");
     assertThat(SearchAttributeValues.value(describe, "Stage").asText()).isEqualTo("ANSWERED");
     assertThat(SearchAttributeValues.value(describe, "AnswerLevel").asText()).isEqualTo("FAQ");
     assertThat(SearchAttributeValues.value(describe, "SessionId").asText()).isEqualTo(session);
-    assertThat(SearchAttributeValues.value(describe, "CustomerId").asText()).isEqualTo("user-" + session);
+    assertThat(SearchAttributeValues.value(describe, "CustomerId").asText())
+        .isEqualTo("user-" + session);
     assertThat(SearchAttributeValues.value(describe, "Priority").asInt()).isEqualTo(5);
 
     List<JsonNode> events =
         Infra.temporalJsonList("workflow", "show", "--workflow-id", workflowId).stream()
-            .flatMap(node -> node.has("events") ? streamOf(node.get("events")) : java.util.stream.Stream.of(node))
+            .flatMap(
+                node ->
+                    node.has("events")
+                        ? streamOf(node.get("events"))
+                        : java.util.stream.Stream.of(node))
             .toList();
-    List<String> activityTypes = events.stream()
-        .map(event -> event.at("/activityTaskScheduledEventAttributes/activityType/name").asText(""))
-        .filter(name -> !name.isEmpty())
-        .toList();
-    // the model call is a real activity on its lane, scheduled together with its entry in the lane's line; the
+    List<String> activityTypes =
+        events.stream()
+            .map(
+                event ->
+                    event.at("/activityTaskScheduledEventAttributes/activityType/name").asText(""))
+            .filter(name -> !name.isEmpty())
+            .toList();
+    // the model call is a real activity on its lane, scheduled together with its entry in the
+    // lane's line; the
     // in-process steps are local activities (marker events)
     assertThat(activityTypes).containsExactlyInAnyOrder("GenerateAnswer", "EnterLane");
     // marker details are payloads (base64 "data"): decode them to find the local activities' types
-    String markers = events.stream().filter(e -> e.has("markerRecordedEventAttributes"))
-        .flatMap(e -> e.findValues("data").stream())
-        .map(d -> new String(java.util.Base64.getDecoder().decode(d.asText()), java.nio.charset.StandardCharsets.UTF_8))
-        .reduce("", String::concat);
-    for (String local : List.of("JoinSession", "ClassifyIntent", "RetrieveFaq", "RenderFaqAnswer",
-        "FinishSessionTurn")) {
+    String markers =
+        events.stream()
+            .filter(e -> e.has("markerRecordedEventAttributes"))
+            .flatMap(e -> e.findValues("data").stream())
+            .map(
+                d ->
+                    new String(
+                        java.util.Base64.getDecoder().decode(d.asText()),
+                        java.nio.charset.StandardCharsets.UTF_8))
+            .reduce("", String::concat);
+    for (String local :
+        List.of(
+            "JoinSession",
+            "ClassifyIntent",
+            "RetrieveFaq",
+            "RenderFaqAnswer",
+            "FinishSessionTurn")) {
       assertThat(markers).as("local activity %s in the history", local).contains(local);
     }
 
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-        assertThat(Infra.temporalJsonList("workflow", "list", "--query",
-                "SessionId='" + session + "' AND Stage='ANSWERED' AND AnswerLevel='FAQ'"))
-            .extracting(row -> row.at("/execution/workflowId").asText())
-            .containsExactly(workflowId));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        Infra.temporalJsonList(
+                            "workflow",
+                            "list",
+                            "--query",
+                            "SessionId='"
+                                + session
+                                + "' AND Stage='ANSWERED' AND AnswerLevel='FAQ'"))
+                    .extracting(row -> row.at("/execution/workflowId").asText())
+                    .containsExactly(workflowId));
   }
 
   @Test
@@ -104,20 +136,29 @@ class QuestionFlowIT {
     assertThat(second.get("workflowId").asText()).isEqualTo(first.get("workflowId").asText());
     assertThat(first.get("duplicate").asBoolean()).isFalse();
     assertThat(second.get("duplicate").asBoolean()).isTrue();
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-        assertThat(Infra.temporalJsonList("workflow", "list", "--query", "SessionId='" + session + "'"))
-            .hasSize(1));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        Infra.temporalJsonList(
+                            "workflow", "list", "--query", "SessionId='" + session + "'"))
+                    .hasSize(1));
   }
 
   @Test
   void anUnanswerableQuestionBecomesARedisTicketThatAStaffReplyAnswers() throws Exception {
     String workflowId =
-        app.ask(session, "m-oos", "What is the airspeed velocity of an unladen swallow?").get("workflowId").asText();
+        app.ask(session, "m-oos", "What is the airspeed velocity of an unladen swallow?")
+            .get("workflowId")
+            .asText();
 
     JsonNode ticketed = app.awaitStage(workflowId, "TICKETED", Duration.ofSeconds(60));
     String ticketId = ticketed.at("/answer/ticketId").asText();
     assertThat(ticketed.at("/answer/level").asText()).isEqualTo("TICKET");
-    assertThat(redis.sync().get("cs:ticket:" + ticketId)).contains(workflowId).contains("\"status\":\"OPEN\"");
+    assertThat(redis.sync().get("cs:ticket:" + ticketId))
+        .contains(workflowId)
+        .contains("\"status\":\"OPEN\"");
     assertThat(redis.sync().zscore("cs:tickets:OPEN", ticketId)).isNotNull();
     assertThat(app.get("/api/v1/tickets?limit=500").body()).contains(ticketId);
 
@@ -126,27 +167,37 @@ class QuestionFlowIT {
     app.restart();
     assertThat(app.get("/api/v1/tickets?limit=500").body()).contains(ticketId);
 
-    var reply = app.post("/api/v1/tickets/" + ticketId + "/reply",
-        "{\"text\":\"About 11 metres per second.\"}");
+    var reply =
+        app.post(
+            "/api/v1/tickets/" + ticketId + "/reply", "{\"text\":\"About 11 metres per second.\"}");
     assertThat(reply.statusCode()).isEqualTo(202);
 
     JsonNode answered = app.awaitStage(workflowId, "ANSWERED", Duration.ofSeconds(30));
     assertThat(answered.at("/answer/level").asText()).isEqualTo("HUMAN");
     assertThat(answered.at("/answer/text").asText()).isEqualTo("About 11 metres per second.");
-    assertThat(redis.sync().get("cs:ticket:" + ticketId)).contains("\"status\":\"ANSWERED\"")
-        .as("the agent is the staff key's name, not anything in the body").contains("e2e-agent");
+    assertThat(redis.sync().get("cs:ticket:" + ticketId))
+        .contains("\"status\":\"ANSWERED\"")
+        .as("the agent is the staff key's name, not anything in the body")
+        .contains("e2e-agent");
     assertThat(redis.sync().zscore("cs:tickets:OPEN", ticketId)).isNull();
   }
 
   @Test
   void theEventStreamReportsEachStageChangeAndEndsWithTheAnswer() throws Exception {
-    String workflowId = app.ask(session, "m-sse", "I still have not received my new card").get("workflowId").asText();
+    String workflowId =
+        app.ask(session, "m-sse", "I still have not received my new card")
+            .get("workflowId")
+            .asText();
 
-    HttpResponse<java.util.stream.Stream<String>> stream = HttpClient.newHttpClient().send(
-        HttpRequest.newBuilder(app.uri("/api/v1/questions/" + workflowId + "/events"))
-            .timeout(Duration.ofSeconds(60)).header("Accept", "text/event-stream")
-            .header("Authorization", app.credentialsFor("/api/v1/questions")).build(),
-        HttpResponse.BodyHandlers.ofLines());
+    HttpResponse<java.util.stream.Stream<String>> stream =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(app.uri("/api/v1/questions/" + workflowId + "/events"))
+                    .timeout(Duration.ofSeconds(60))
+                    .header("Accept", "text/event-stream")
+                    .header("Authorization", app.credentialsFor("/api/v1/questions"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofLines());
     assertThat(stream.statusCode()).isEqualTo(200);
     List<String> events = new ArrayList<>();
     List<JsonNode> statuses = new ArrayList<>();
@@ -165,7 +216,9 @@ class QuestionFlowIT {
 
     assertThat(events).last().isEqualTo("answer");
     for (int i = 1; i < statuses.size(); i++) {
-      assertThat(statuses.get(i)).as("an event is sent only on a change").isNotEqualTo(statuses.get(i - 1));
+      assertThat(statuses.get(i))
+          .as("an event is sent only on a change")
+          .isNotEqualTo(statuses.get(i - 1));
     }
     List<String> stages = statuses.stream().map(s -> s.path("stage").asText()).distinct().toList();
     // WAITING_IN_QUEUE shows up when the question waits for its model lane (not with an idle lane)

@@ -19,9 +19,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Redis down, on the packaged app with a real redis-server of its own (its own port, so the shared one of the other
- * tests is left alone): the app starts about as fast as with Redis, answers at a lower level, and says in its
- * readiness probe what is down; when Redis comes back its stores use it again, without a restart.
+ * Redis down, on the packaged app with a real redis-server of its own (its own port, so the shared
+ * one of the other tests is left alone): the app starts about as fast as with Redis, answers at a
+ * lower level, and says in its readiness probe what is down; when Redis comes back its stores use
+ * it again, without a restart.
  */
 class RedisOutageIT {
 
@@ -43,16 +44,33 @@ class RedisOutageIT {
 
   private void startRedis(int port) throws Exception {
     Path dir = Files.createDirectories(Infra.workDir().resolve("redis-outage"));
-    redis = new ProcessBuilder("redis-server", "--port", String.valueOf(port), "--bind", "127.0.0.1", "--save", "",
-        "--appendonly", "no", "--dir", dir.toString())
-        .redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile()).start();
+    redis =
+        new ProcessBuilder(
+                "redis-server",
+                "--port",
+                String.valueOf(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                dir.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("redis.log").toFile())
+            .start();
     RedisClient client = RedisClient.create("redis://127.0.0.1:" + port);
     try {
-      await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
-        try (StatefulRedisConnection<String, String> c = client.connect()) {
-          return "PONG".equals(c.sync().ping());
-        }
-      });
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .ignoreExceptions()
+          .until(
+              () -> {
+                try (StatefulRedisConnection<String, String> c = client.connect()) {
+                  return "PONG".equals(c.sync().ping());
+                }
+              });
     } finally {
       client.shutdown();
     }
@@ -93,13 +111,18 @@ class RedisOutageIT {
 
     long withoutRedis = start("redis-down", env(port, Infra.uniqueTaskQueue("redis-down")));
     // a Lettuce default (connect at start, 60 s timeouts) would make this a minute or more
-    assertThat(withoutRedis).as("start with Redis down vs. up: %d ms vs. %d ms", withoutRedis, withRedis)
+    assertThat(withoutRedis)
+        .as("start with Redis down vs. up: %d ms vs. %d ms", withoutRedis, withRedis)
         .isLessThan(2 * withRedis + 10_000);
 
     String session = "outage-" + UUID.randomUUID();
-    JsonNode answered = app.awaitStage(
-        app.ask(session, "m1", "I still have not received my new card").get("workflowId").asText(), "ANSWERED",
-        Duration.ofSeconds(60));
+    JsonNode answered =
+        app.awaitStage(
+            app.ask(session, "m1", "I still have not received my new card")
+                .get("workflowId")
+                .asText(),
+            "ANSWERED",
+            Duration.ofSeconds(60));
     assertThat(answered.at("/answer/level").asText()).isIn("FAQ", "KEYWORD");
     assertThat(answered.at("/answer/reason").asText()).as("why not a model's answer").isNotBlank();
 
@@ -112,25 +135,43 @@ class RedisOutageIT {
     assertThat(Files.readString(app.log())).contains("is not reachable");
 
     startRedis(port);
-    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(500))
         .untilAsserted(() -> assertThat(readiness().path("status").asText()).isEqualTo("UP"));
-    // a new session's keys land in Redis again (once the redis breaker, if the outage opened it, lets calls through)
+    // a new session's keys land in Redis again (once the redis breaker, if the outage opened it,
+    // lets calls through)
     RedisClient client = RedisClient.create("redis://127.0.0.1:" + port);
     long back = System.nanoTime();
     try (StatefulRedisConnection<String, String> c = client.connect()) {
-      await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
-        String later = "back-" + UUID.randomUUID();
-        app.awaitStage(app.ask(later, "m1", "I still have not received my new card").get("workflowId").asText(),
-            "ANSWERED", Duration.ofSeconds(60));
-        assertThat(c.sync().keys("cs:session:*" + later + "*")).as("the session's keys, in Redis again").isNotEmpty();
-      });
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofSeconds(1))
+          .untilAsserted(
+              () -> {
+                String later = "back-" + UUID.randomUUID();
+                app.awaitStage(
+                    app.ask(later, "m1", "I still have not received my new card")
+                        .get("workflowId")
+                        .asText(),
+                    "ANSWERED",
+                    Duration.ofSeconds(60));
+                assertThat(c.sync().keys("cs:session:*" + later + "*"))
+                    .as("the session's keys, in Redis again")
+                    .isNotEmpty();
+              });
     } finally {
       client.shutdown();
     }
     long backMillis = (System.nanoTime() - back) / 1_000_000;
-    System.out.printf("[redis-outage] start with Redis %d ms, without %d ms; answered at %s (%s) while down;"
-        + " readiness %s while down; sessions in Redis again %d ms after it was UP%n", withRedis, withoutRedis,
-        answered.at("/answer/level").asText(), answered.at("/answer/reason").asText(), down.path("status").asText(),
+    System.out.printf(
+        "[redis-outage] start with Redis %d ms, without %d ms; answered at %s (%s) while down;"
+            + " readiness %s while down; sessions in Redis again %d ms after it was UP%n",
+        withRedis,
+        withoutRedis,
+        answered.at("/answer/level").asText(),
+        answered.at("/answer/reason").asText(),
+        down.path("status").asText(),
         backMillis);
   }
 }

@@ -4,7 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.Base64;
 
-/** Reads search attribute values out of `temporal workflow describe --output json` (JSON payloads in base64). */
+/**
+ * Reads search attribute values out of `temporal workflow describe --output json` (JSON payloads in
+ * base64).
+ */
 final class SearchAttributeValues {
 
   private static final ObjectMapper JSON = new ObjectMapper();

@@ -18,9 +18,9 @@ public class QuestionflowApplication {
   }
 
   /**
-   * TEMPORAL_ADDRESS chooses the mode: set, the app talks to that server; unset, it runs on the SDK's in-process
-   * server so that Java and Maven are enough to try it. Default properties have the lowest precedence, so an
-   * explicit spring.temporal.test-server.enabled still wins.
+   * TEMPORAL_ADDRESS chooses the mode: set, the app talks to that server; unset, it runs on the
+   * SDK's in-process server so that Java and Maven are enough to try it. Default properties have
+   * the lowest precedence, so an explicit spring.temporal.test-server.enabled still wins.
    */
   static Map<String, Object> defaultsFor(Map<String, String> env) {
     String address = env.get("TEMPORAL_ADDRESS");

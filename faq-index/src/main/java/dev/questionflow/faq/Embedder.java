@@ -3,43 +3,43 @@ package dev.questionflow.faq;
 import java.util.List;
 
 /**
- * Text -> unit-length vector (package-private seam: tests wrap it with an on-disk cache). Implementations are
- * thread-safe.
+ * Text -> unit-length vector (package-private seam: tests wrap it with an on-disk cache).
+ * Implementations are thread-safe.
  */
 interface Embedder extends AutoCloseable {
 
-    /** Id of the model (part of the stored index fingerprint). */
-    String modelId();
+  /** Id of the model (part of the stored index fingerprint). */
+  String modelId();
 
-    /** L2-normalised embedding of one text. */
-    float[] embed(String text);
+  /** L2-normalised embedding of one text. */
+  float[] embed(String text);
 
-    /** L2-normalised embeddings, in order. */
-    List<float[]> embedAll(List<String> texts);
+  /** L2-normalised embeddings, in order. */
+  List<float[]> embedAll(List<String> texts);
 
-    @Override
-    default void close() {
+  @Override
+  default void close() {}
+
+  /** The model's ONNX weights and tokenizer run in-process (see {@link OnnxEncoder}). */
+  static Embedder of(FaqEmbeddingModel model) {
+    if (System.getProperty("ai.djl.offline") == null) {
+      System.setProperty("ai.djl.offline", "true"); // the tokenizer library never tries the network
     }
+    return new OnnxEncoder(
+        model, Integer.getInteger("faq.onnx.threads", OnnxEncoder.DEFAULT_INTRA_OP_THREADS));
+  }
 
-    /** The model's ONNX weights and tokenizer run in-process (see {@link OnnxEncoder}). */
-    static Embedder of(FaqEmbeddingModel model) {
-        if (System.getProperty("ai.djl.offline") == null) {
-            System.setProperty("ai.djl.offline", "true"); // the tokenizer library never tries the network
-        }
-        return new OnnxEncoder(model, Integer.getInteger("faq.onnx.threads", OnnxEncoder.DEFAULT_INTRA_OP_THREADS));
+  static float[] normalise(float[] v) {
+    double n = 0;
+    for (float x : v) {
+      n += x * x;
     }
-
-    static float[] normalise(float[] v) {
-        double n = 0;
-        for (float x : v) {
-            n += x * x;
-        }
-        n = Math.sqrt(n);
-        if (n > 0) {
-            for (int i = 0; i < v.length; i++) {
-                v[i] = (float) (v[i] / n);
-            }
-        }
-        return v;
+    n = Math.sqrt(n);
+    if (n > 0) {
+      for (int i = 0; i < v.length; i++) {
+        v[i] = (float) (v[i] / n);
+      }
     }
+    return v;
+  }
 }

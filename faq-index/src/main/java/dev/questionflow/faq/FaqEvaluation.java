@@ -29,153 +29,177 @@ import java.util.Set;
  */
 public final class FaqEvaluation {
 
-    private FaqEvaluation() {
-    }
+  private FaqEvaluation() {}
 
-    /** A question with the id of the FAQ entry that should answer it. */
-    public record LabeledQuestion(String text, String faqId) {
-        public LabeledQuestion {
-            Objects.requireNonNull(text, "text");
-            Objects.requireNonNull(faqId, "faqId");
+  /** A question with the id of the FAQ entry that should answer it. */
+  public record LabeledQuestion(String text, String faqId) {
+    public LabeledQuestion {
+      Objects.requireNonNull(text, "text");
+      Objects.requireNonNull(faqId, "faqId");
+    }
+  }
+
+  /** A train / held-out split. */
+  public record Split(List<LabeledQuestion> train, List<LabeledQuestion> heldOut) {}
+
+  /**
+   * How often the matcher predicted {@code predicted} for a question of {@code gold} (top-1, no
+   * abstention).
+   */
+  public record Confusion(String gold, String predicted, int count) {}
+
+  /**
+   * Evaluation figures; rates are in [0, 1].
+   *
+   * @param questions in-scope questions evaluated
+   * @param accuracy top-1 of {@link FaqMatcher#search} (no abstention) correct, over all in-scope
+   *     questions
+   * @param answerRate share of in-scope questions {@link FaqMatcher#best} answered (did not abstain
+   *     on)
+   * @param answeredAccuracy share of those answers that were correct
+   * @param correctAnswered share of all in-scope questions answered correctly by {@code best}
+   * @param outOfScope out-of-scope questions evaluated
+   * @param oosAbstention share of out-of-scope questions {@code best} abstained on (NaN when there
+   *     are none)
+   * @param confusions most frequent top-1 mistakes, most frequent first (at most 20)
+   */
+  public record Report(
+      int questions,
+      double accuracy,
+      double answerRate,
+      double answeredAccuracy,
+      double correctAnswered,
+      int outOfScope,
+      double oosAbstention,
+      List<Confusion> confusions) {
+
+    /** Multi-line human-readable summary. */
+    public String summary() {
+      StringBuilder sb = new StringBuilder();
+      sb.append(String.format("in-scope questions            %d%n", questions));
+      sb.append(String.format("top-1 accuracy (no abstention) %.2f%%%n", 100 * accuracy));
+      sb.append(String.format("answer rate (best answers)     %.2f%%%n", 100 * answerRate));
+      sb.append(String.format("accuracy of answers            %.2f%%%n", 100 * answeredAccuracy));
+      sb.append(String.format("correct answers of all         %.2f%%%n", 100 * correctAnswered));
+      sb.append(String.format("out-of-scope questions         %d%n", outOfScope));
+      sb.append(String.format("OOS abstention                 %.2f%%%n", 100 * oosAbstention));
+      if (!confusions.isEmpty()) {
+        sb.append("most confused (gold -> predicted: count)\n");
+        for (Confusion c : confusions.subList(0, Math.min(10, confusions.size()))) {
+          sb.append(String.format("  %s -> %s: %d%n", c.gold(), c.predicted(), c.count()));
         }
+      }
+      return sb.toString();
     }
+  }
 
-    /** A train / held-out split. */
-    public record Split(List<LabeledQuestion> train, List<LabeledQuestion> heldOut) {
-    }
-
-    /** How often the matcher predicted {@code predicted} for a question of {@code gold} (top-1, no abstention). */
-    public record Confusion(String gold, String predicted, int count) {
-    }
-
-    /**
-     * Evaluation figures; rates are in [0, 1].
-     *
-     * @param questions        in-scope questions evaluated
-     * @param accuracy         top-1 of {@link FaqMatcher#search} (no abstention) correct, over all in-scope questions
-     * @param answerRate       share of in-scope questions {@link FaqMatcher#best} answered (did not abstain on)
-     * @param answeredAccuracy share of those answers that were correct
-     * @param correctAnswered  share of all in-scope questions answered correctly by {@code best}
-     * @param outOfScope       out-of-scope questions evaluated
-     * @param oosAbstention    share of out-of-scope questions {@code best} abstained on (NaN when there are none)
-     * @param confusions       most frequent top-1 mistakes, most frequent first (at most 20)
-     */
-    public record Report(int questions, double accuracy, double answerRate, double answeredAccuracy,
-            double correctAnswered, int outOfScope, double oosAbstention, List<Confusion> confusions) {
-
-        /** Multi-line human-readable summary. */
-        public String summary() {
-            StringBuilder sb = new StringBuilder();
-            sb.append(String.format("in-scope questions            %d%n", questions));
-            sb.append(String.format("top-1 accuracy (no abstention) %.2f%%%n", 100 * accuracy));
-            sb.append(String.format("answer rate (best answers)     %.2f%%%n", 100 * answerRate));
-            sb.append(String.format("accuracy of answers            %.2f%%%n", 100 * answeredAccuracy));
-            sb.append(String.format("correct answers of all         %.2f%%%n", 100 * correctAnswered));
-            sb.append(String.format("out-of-scope questions         %d%n", outOfScope));
-            sb.append(String.format("OOS abstention                 %.2f%%%n", 100 * oosAbstention));
-            if (!confusions.isEmpty()) {
-                sb.append("most confused (gold -> predicted: count)\n");
-                for (Confusion c : confusions.subList(0, Math.min(10, confusions.size()))) {
-                    sb.append(String.format("  %s -> %s: %d%n", c.gold(), c.predicted(), c.count()));
-                }
-            }
-            return sb.toString();
+  /**
+   * Evaluates a matcher: top-1 accuracy via {@code search(text, 1)}, answers/abstentions via {@code
+   * best(text)}.
+   *
+   * @param labeled in-scope questions with their expected FAQ id
+   * @param outOfScope questions no entry covers (the matcher should abstain); may be empty
+   */
+  public static Report evaluate(
+      FaqMatcher matcher, List<LabeledQuestion> labeled, List<String> outOfScope) {
+    int top1 = 0;
+    int answered = 0;
+    int answeredCorrect = 0;
+    Map<List<String>, Integer> confusion = new HashMap<>();
+    for (LabeledQuestion q : labeled) {
+      List<FaqMatch> ranked = matcher.search(q.text(), 1);
+      String predicted = ranked.isEmpty() ? "(none)" : ranked.get(0).faqId();
+      if (predicted.equals(q.faqId())) {
+        top1++;
+      } else {
+        confusion.merge(List.of(q.faqId(), predicted), 1, Integer::sum);
+      }
+      Optional<FaqMatch> best = matcher.best(q.text());
+      if (best.isPresent()) {
+        answered++;
+        if (best.get().faqId().equals(q.faqId())) {
+          answeredCorrect++;
         }
+      }
     }
+    int abstained = 0;
+    for (String q : outOfScope) {
+      if (matcher.best(q).isEmpty()) {
+        abstained++;
+      }
+    }
+    List<Confusion> confusions = new ArrayList<>();
+    confusion.forEach((k, v) -> confusions.add(new Confusion(k.get(0), k.get(1), v)));
+    confusions.sort(
+        Comparator.comparingInt(Confusion::count)
+            .reversed()
+            .thenComparing(Confusion::gold)
+            .thenComparing(Confusion::predicted));
+    int n = labeled.size();
+    return new Report(
+        n,
+        ratio(top1, n),
+        ratio(answered, n),
+        ratio(answeredCorrect, answered),
+        ratio(answeredCorrect, n),
+        outOfScope.size(),
+        ratio(abstained, outOfScope.size()),
+        List.copyOf(confusions.subList(0, Math.min(20, confusions.size()))));
+  }
 
-    /**
-     * Evaluates a matcher: top-1 accuracy via {@code search(text, 1)}, answers/abstentions via {@code best(text)}.
-     *
-     * @param labeled    in-scope questions with their expected FAQ id
-     * @param outOfScope questions no entry covers (the matcher should abstain); may be empty
-     */
-    public static Report evaluate(FaqMatcher matcher, List<LabeledQuestion> labeled, List<String> outOfScope) {
-        int top1 = 0;
-        int answered = 0;
-        int answeredCorrect = 0;
-        Map<List<String>, Integer> confusion = new HashMap<>();
-        for (LabeledQuestion q : labeled) {
-            List<FaqMatch> ranked = matcher.search(q.text(), 1);
-            String predicted = ranked.isEmpty() ? "(none)" : ranked.get(0).faqId();
-            if (predicted.equals(q.faqId())) {
-                top1++;
-            } else {
-                confusion.merge(List.of(q.faqId(), predicted), 1, Integer::sum);
-            }
-            Optional<FaqMatch> best = matcher.best(q.text());
-            if (best.isPresent()) {
-                answered++;
-                if (best.get().faqId().equals(q.faqId())) {
-                    answeredCorrect++;
-                }
-            }
-        }
-        int abstained = 0;
-        for (String q : outOfScope) {
-            if (matcher.best(q).isEmpty()) {
-                abstained++;
-            }
-        }
-        List<Confusion> confusions = new ArrayList<>();
-        confusion.forEach((k, v) -> confusions.add(new Confusion(k.get(0), k.get(1), v)));
-        confusions.sort(Comparator.comparingInt(Confusion::count).reversed().thenComparing(Confusion::gold)
-                .thenComparing(Confusion::predicted));
-        int n = labeled.size();
-        return new Report(n, ratio(top1, n), ratio(answered, n), ratio(answeredCorrect, answered),
-                ratio(answeredCorrect, n), outOfScope.size(), ratio(abstained, outOfScope.size()),
-                List.copyOf(confusions.subList(0, Math.min(20, confusions.size()))));
+  /**
+   * Per FAQ id (in order of first appearance), a shuffle with {@code new Random(seed)}; the first
+   * {@code round(n * fraction)} (at least 1) questions are held out. Texts that are held out are
+   * also removed from the training side (duplicates). Same split as the README figures for ({@code
+   * 0.10}, {@code 42}).
+   */
+  public static Split stratifiedSplit(List<LabeledQuestion> all, double fraction, long seed) {
+    Map<String, List<LabeledQuestion>> byLabel = new LinkedHashMap<>();
+    for (LabeledQuestion q : all) {
+      byLabel.computeIfAbsent(q.faqId(), k -> new ArrayList<>()).add(q);
     }
+    Random random = new Random(seed);
+    List<LabeledQuestion> train = new ArrayList<>();
+    List<LabeledQuestion> heldOut = new ArrayList<>();
+    for (List<LabeledQuestion> group : byLabel.values()) {
+      List<LabeledQuestion> shuffled = new ArrayList<>(group);
+      Collections.shuffle(shuffled, random);
+      int n = Math.max(1, (int) Math.round(shuffled.size() * fraction));
+      heldOut.addAll(shuffled.subList(0, n));
+      train.addAll(shuffled.subList(n, shuffled.size()));
+    }
+    Set<String> held = new HashSet<>(texts(heldOut));
+    train.removeIf(q -> held.contains(q.text()));
+    return new Split(List.copyOf(train), List.copyOf(heldOut));
+  }
 
-    /**
-     * Per FAQ id (in order of first appearance), a shuffle with {@code new Random(seed)}; the first
-     * {@code round(n * fraction)} (at least 1) questions are held out. Texts that are held out are also removed
-     * from the training side (duplicates). Same split as the README figures for ({@code 0.10}, {@code 42}).
-     */
-    public static Split stratifiedSplit(List<LabeledQuestion> all, double fraction, long seed) {
-        Map<String, List<LabeledQuestion>> byLabel = new LinkedHashMap<>();
-        for (LabeledQuestion q : all) {
-            byLabel.computeIfAbsent(q.faqId(), k -> new ArrayList<>()).add(q);
-        }
-        Random random = new Random(seed);
-        List<LabeledQuestion> train = new ArrayList<>();
-        List<LabeledQuestion> heldOut = new ArrayList<>();
-        for (List<LabeledQuestion> group : byLabel.values()) {
-            List<LabeledQuestion> shuffled = new ArrayList<>(group);
-            Collections.shuffle(shuffled, random);
-            int n = Math.max(1, (int) Math.round(shuffled.size() * fraction));
-            heldOut.addAll(shuffled.subList(0, n));
-            train.addAll(shuffled.subList(n, shuffled.size()));
-        }
-        Set<String> held = new HashSet<>(texts(heldOut));
-        train.removeIf(q -> held.contains(q.text()));
-        return new Split(List.copyOf(train), List.copyOf(heldOut));
-    }
+  /** The texts of the questions. */
+  public static List<String> texts(Collection<LabeledQuestion> questions) {
+    return questions.stream().map(LabeledQuestion::text).toList();
+  }
 
-    /** The texts of the questions. */
-    public static List<String> texts(Collection<LabeledQuestion> questions) {
-        return questions.stream().map(LabeledQuestion::text).toList();
+  /**
+   * The pack without the given phrasings (compared after trimming and collapsing whitespace), so
+   * that evaluation questions are not found verbatim; standard questions, answers and keywords are
+   * kept.
+   */
+  public static FaqPack withoutPhrasings(FaqPack pack, Collection<String> texts) {
+    Set<String> drop = new HashSet<>();
+    texts.forEach(t -> drop.add(normalise(t)));
+    List<FaqEntry> entries = new ArrayList<>();
+    for (FaqEntry e : pack.entries()) {
+      List<String> kept = e.phrasings().stream().filter(p -> !drop.contains(normalise(p))).toList();
+      entries.add(new FaqEntry(e.id(), e.question(), e.answer(), kept, e.keywords(), e.category()));
     }
+    return new FaqPack(
+        pack.id(), pack.name(), pack.language(), pack.attribution(), entries, pack.intentRules());
+  }
 
-    /**
-     * The pack without the given phrasings (compared after trimming and collapsing whitespace), so that evaluation
-     * questions are not found verbatim; standard questions, answers and keywords are kept.
-     */
-    public static FaqPack withoutPhrasings(FaqPack pack, Collection<String> texts) {
-        Set<String> drop = new HashSet<>();
-        texts.forEach(t -> drop.add(normalise(t)));
-        List<FaqEntry> entries = new ArrayList<>();
-        for (FaqEntry e : pack.entries()) {
-            List<String> kept = e.phrasings().stream().filter(p -> !drop.contains(normalise(p))).toList();
-            entries.add(new FaqEntry(e.id(), e.question(), e.answer(), kept, e.keywords(), e.category()));
-        }
-        return new FaqPack(pack.id(), pack.name(), pack.language(), pack.attribution(), entries, pack.intentRules());
-    }
+  private static String normalise(String s) {
+    return String.join(" ", s.strip().split("\\s+"));
+  }
 
-    private static String normalise(String s) {
-        return String.join(" ", s.strip().split("\\s+"));
-    }
-
-    private static double ratio(int a, int b) {
-        return b == 0 ? Double.NaN : a / (double) b;
-    }
+  private static double ratio(int a, int b) {
+    return b == 0 ? Double.NaN : a / (double) b;
+  }
 }

@@ -10,18 +10,18 @@ import java.util.regex.Pattern;
  */
 public record IntentRule(String intent, List<Pattern> patterns) {
 
-    public IntentRule {
-        Objects.requireNonNull(intent, "intent");
-        patterns = patterns == null ? List.of() : List.copyOf(patterns);
-    }
+  public IntentRule {
+    Objects.requireNonNull(intent, "intent");
+    patterns = patterns == null ? List.of() : List.copyOf(patterns);
+  }
 
-    /** True when one of the patterns is found in {@code text}. */
-    boolean matches(CharSequence text) {
-        for (Pattern p : patterns) {
-            if (p.matcher(text).find()) {
-                return true;
-            }
-        }
-        return false;
+  /** True when one of the patterns is found in {@code text}. */
+  boolean matches(CharSequence text) {
+    for (Pattern p : patterns) {
+      if (p.matcher(text).find()) {
+        return true;
+      }
     }
+    return false;
+  }
 }

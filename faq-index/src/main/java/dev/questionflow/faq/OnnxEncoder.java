@@ -17,164 +17,182 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Runs a langchain4j embedding jar's ONNX model and tokenizer (classpath resources {@code <name>.onnx} and
- * {@code <name>-tokenizer.json}) directly with ONNX Runtime and the DJL HuggingFace tokenizer, both dependencies of
- * {@code langchain4j-embeddings}.
+ * Runs a langchain4j embedding jar's ONNX model and tokenizer (classpath resources {@code
+ * <name>.onnx} and {@code <name>-tokenizer.json}) directly with ONNX Runtime and the DJL
+ * HuggingFace tokenizer, both dependencies of {@code langchain4j-embeddings}.
  *
- * <p>Why not the jar's {@code EmbeddingModel} class: it creates its ONNX session with default options (intra-op
- * threads = all cores, which makes two concurrent callers fight over both cores) and embeds a list one text at a
- * time; here the session gets {@value #DEFAULT_INTRA_OP_THREADS} intra-op thread (concurrent callers scale across
- * cores instead), and builds embed batches of similar length padded to the batch's longest text (10,000 BANKING77
- * phrasings in ~15-40 s instead of ~160 s). Same weights, tokenizer and pooling as the langchain4j class.
- * Thread-safe: {@link OrtSession#run} may be called concurrently, the tokenizer is stateless.
+ * <p>Why not the jar's {@code EmbeddingModel} class: it creates its ONNX session with default
+ * options (intra-op threads = all cores, which makes two concurrent callers fight over both cores)
+ * and embeds a list one text at a time; here the session gets {@value #DEFAULT_INTRA_OP_THREADS}
+ * intra-op thread (concurrent callers scale across cores instead), and builds embed batches of
+ * similar length padded to the batch's longest text (10,000 BANKING77 phrasings in ~15-40 s instead
+ * of ~160 s). Same weights, tokenizer and pooling as the langchain4j class. Thread-safe: {@link
+ * OrtSession#run} may be called concurrently, the tokenizer is stateless.
  */
 final class OnnxEncoder implements Embedder {
 
-    static final int DEFAULT_INTRA_OP_THREADS = 1;
-    /** Longer input is truncated (BANKING77 questions are below 100 tokens). */
-    static final int MAX_TOKENS = 256;
-    private static final int BATCH = 32;
+  static final int DEFAULT_INTRA_OP_THREADS = 1;
 
-    private final FaqEmbeddingModel model;
-    private final OrtEnvironment env;
-    private final OrtSession session;
-    private final HuggingFaceTokenizer tokenizer;
-    private final boolean clsPooling;
-    private final boolean wantsTypeIds;
-    private final String outputName;
+  /** Longer input is truncated (BANKING77 questions are below 100 tokens). */
+  static final int MAX_TOKENS = 256;
 
-    OnnxEncoder(FaqEmbeddingModel model, int intraOpThreads) {
-        this.model = model;
-        ClassLoader cl = FaqEmbeddingModel.class.getClassLoader();
-        try (InputStream onnx = cl.getResourceAsStream(model.resource() + ".onnx");
-                InputStream tok = cl.getResourceAsStream(model.resource() + "-tokenizer.json")) {
-            if (onnx == null || tok == null) {
-                throw new IllegalStateException("Embedding model " + model.id() + " not on the classpath (no "
-                        + model.resource() + ".onnx; add the langchain4j-embeddings jar of the model)");
-            }
-            this.tokenizer = HuggingFaceTokenizer.newInstance(tok, Map.of("padding", "false", "truncation", "true",
-                    "maxLength", Integer.toString(MAX_TOKENS)));
-            byte[] bytes = onnx.readAllBytes();
-            this.env = OrtEnvironment.getEnvironment();
-            try (OrtSession.SessionOptions opts = new OrtSession.SessionOptions()) {
-                opts.setIntraOpNumThreads(intraOpThreads);
-                opts.setInterOpNumThreads(1);
-                opts.setExecutionMode(OrtSession.SessionOptions.ExecutionMode.SEQUENTIAL);
-                opts.setOptimizationLevel(OrtSession.SessionOptions.OptLevel.ALL_OPT);
-                this.session = env.createSession(bytes, opts);
-            }
-            Set<String> inputs = session.getInputNames();
-            this.wantsTypeIds = inputs.contains("token_type_ids");
-            this.outputName = session.getOutputNames().contains("last_hidden_state") ? "last_hidden_state"
-                    : session.getOutputNames().iterator().next();
-            this.clsPooling = model.clsPooling();
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot read embedding model " + model.id(), e);
-        } catch (OrtException e) {
-            throw new IllegalStateException("Cannot load embedding model " + model.id() + ": " + e.getMessage(), e);
-        }
+  private static final int BATCH = 32;
+
+  private final FaqEmbeddingModel model;
+  private final OrtEnvironment env;
+  private final OrtSession session;
+  private final HuggingFaceTokenizer tokenizer;
+  private final boolean clsPooling;
+  private final boolean wantsTypeIds;
+  private final String outputName;
+
+  OnnxEncoder(FaqEmbeddingModel model, int intraOpThreads) {
+    this.model = model;
+    ClassLoader cl = FaqEmbeddingModel.class.getClassLoader();
+    try (InputStream onnx = cl.getResourceAsStream(model.resource() + ".onnx");
+        InputStream tok = cl.getResourceAsStream(model.resource() + "-tokenizer.json")) {
+      if (onnx == null || tok == null) {
+        throw new IllegalStateException(
+            "Embedding model "
+                + model.id()
+                + " not on the classpath (no "
+                + model.resource()
+                + ".onnx; add the langchain4j-embeddings jar of the model)");
+      }
+      this.tokenizer =
+          HuggingFaceTokenizer.newInstance(
+              tok,
+              Map.of(
+                  "padding",
+                  "false",
+                  "truncation",
+                  "true",
+                  "maxLength",
+                  Integer.toString(MAX_TOKENS)));
+      byte[] bytes = onnx.readAllBytes();
+      this.env = OrtEnvironment.getEnvironment();
+      try (OrtSession.SessionOptions opts = new OrtSession.SessionOptions()) {
+        opts.setIntraOpNumThreads(intraOpThreads);
+        opts.setInterOpNumThreads(1);
+        opts.setExecutionMode(OrtSession.SessionOptions.ExecutionMode.SEQUENTIAL);
+        opts.setOptimizationLevel(OrtSession.SessionOptions.OptLevel.ALL_OPT);
+        this.session = env.createSession(bytes, opts);
+      }
+      Set<String> inputs = session.getInputNames();
+      this.wantsTypeIds = inputs.contains("token_type_ids");
+      this.outputName =
+          session.getOutputNames().contains("last_hidden_state")
+              ? "last_hidden_state"
+              : session.getOutputNames().iterator().next();
+      this.clsPooling = model.clsPooling();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read embedding model " + model.id(), e);
+    } catch (OrtException e) {
+      throw new IllegalStateException(
+          "Cannot load embedding model " + model.id() + ": " + e.getMessage(), e);
     }
+  }
 
-    @Override
-    public String modelId() {
-        return model.id();
+  @Override
+  public String modelId() {
+    return model.id();
+  }
+
+  @Override
+  public float[] embed(String text) {
+    return run(List.of(tokenizer.encode(model.prefix() + text))).get(0);
+  }
+
+  @Override
+  public List<float[]> embedAll(List<String> texts) {
+    Encoding[] enc = new Encoding[texts.size()];
+    Integer[] order = new Integer[texts.size()];
+    for (int i = 0; i < enc.length; i++) {
+      enc[i] = tokenizer.encode(model.prefix() + texts.get(i));
+      order[i] = i;
     }
-
-    @Override
-    public float[] embed(String text) {
-        return run(List.of(tokenizer.encode(model.prefix() + text))).get(0);
+    Arrays.sort(order, (a, b) -> Integer.compare(enc[a].getIds().length, enc[b].getIds().length));
+    float[][] out = new float[enc.length][];
+    for (int start = 0; start < enc.length; start += BATCH) {
+      int end = Math.min(enc.length, start + BATCH);
+      List<Encoding> batch = new ArrayList<>();
+      for (int i = start; i < end; i++) {
+        batch.add(enc[order[i]]);
+      }
+      List<float[]> vs = run(batch);
+      for (int i = start; i < end; i++) {
+        out[order[i]] = vs.get(i - start);
+      }
     }
+    return Arrays.asList(out);
+  }
 
-    @Override
-    public List<float[]> embedAll(List<String> texts) {
-        Encoding[] enc = new Encoding[texts.size()];
-        Integer[] order = new Integer[texts.size()];
-        for (int i = 0; i < enc.length; i++) {
-            enc[i] = tokenizer.encode(model.prefix() + texts.get(i));
-            order[i] = i;
-        }
-        Arrays.sort(order, (a, b) -> Integer.compare(enc[a].getIds().length, enc[b].getIds().length));
-        float[][] out = new float[enc.length][];
-        for (int start = 0; start < enc.length; start += BATCH) {
-            int end = Math.min(enc.length, start + BATCH);
-            List<Encoding> batch = new ArrayList<>();
-            for (int i = start; i < end; i++) {
-                batch.add(enc[order[i]]);
-            }
-            List<float[]> vs = run(batch);
-            for (int i = start; i < end; i++) {
-                out[order[i]] = vs.get(i - start);
-            }
-        }
-        return Arrays.asList(out);
+  private List<float[]> run(List<Encoding> batch) {
+    int n = batch.size();
+    int len = 0;
+    for (Encoding e : batch) {
+      len = Math.max(len, e.getIds().length);
     }
-
-    private List<float[]> run(List<Encoding> batch) {
-        int n = batch.size();
-        int len = 0;
-        for (Encoding e : batch) {
-            len = Math.max(len, e.getIds().length);
-        }
-        long[][] ids = new long[n][len];
-        long[][] mask = new long[n][len];
-        long[][] types = new long[n][len];
+    long[][] ids = new long[n][len];
+    long[][] mask = new long[n][len];
+    long[][] types = new long[n][len];
+    for (int i = 0; i < n; i++) {
+      long[] id = batch.get(i).getIds();
+      long[] m = batch.get(i).getAttentionMask();
+      long[] t = batch.get(i).getTypeIds();
+      System.arraycopy(id, 0, ids[i], 0, id.length);
+      System.arraycopy(m, 0, mask[i], 0, m.length);
+      System.arraycopy(t, 0, types[i], 0, t.length);
+    }
+    Map<String, OnnxTensor> inputs = new HashMap<>();
+    try {
+      inputs.put("input_ids", OnnxTensor.createTensor(env, ids));
+      inputs.put("attention_mask", OnnxTensor.createTensor(env, mask));
+      if (wantsTypeIds) {
+        inputs.put("token_type_ids", OnnxTensor.createTensor(env, types));
+      }
+      try (OrtSession.Result result = session.run(inputs, Set.of(outputName))) {
+        float[][][] hidden = (float[][][]) result.get(0).getValue();
+        List<float[]> out = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            long[] id = batch.get(i).getIds();
-            long[] m = batch.get(i).getAttentionMask();
-            long[] t = batch.get(i).getTypeIds();
-            System.arraycopy(id, 0, ids[i], 0, id.length);
-            System.arraycopy(m, 0, mask[i], 0, m.length);
-            System.arraycopy(t, 0, types[i], 0, t.length);
-        }
-        Map<String, OnnxTensor> inputs = new HashMap<>();
-        try {
-            inputs.put("input_ids", OnnxTensor.createTensor(env, ids));
-            inputs.put("attention_mask", OnnxTensor.createTensor(env, mask));
-            if (wantsTypeIds) {
-                inputs.put("token_type_ids", OnnxTensor.createTensor(env, types));
+          float[][] h = hidden[i];
+          int dim = h[0].length;
+          float[] v = new float[dim];
+          if (clsPooling) {
+            System.arraycopy(h[0], 0, v, 0, dim);
+          } else {
+            int count = 0;
+            for (int tIdx = 0; tIdx < len; tIdx++) {
+              if (mask[i][tIdx] == 0) {
+                continue;
+              }
+              count++;
+              for (int d = 0; d < dim; d++) {
+                v[d] += h[tIdx][d];
+              }
             }
-            try (OrtSession.Result result = session.run(inputs, Set.of(outputName))) {
-                float[][][] hidden = (float[][][]) result.get(0).getValue();
-                List<float[]> out = new ArrayList<>(n);
-                for (int i = 0; i < n; i++) {
-                    float[][] h = hidden[i];
-                    int dim = h[0].length;
-                    float[] v = new float[dim];
-                    if (clsPooling) {
-                        System.arraycopy(h[0], 0, v, 0, dim);
-                    } else {
-                        int count = 0;
-                        for (int tIdx = 0; tIdx < len; tIdx++) {
-                            if (mask[i][tIdx] == 0) {
-                                continue;
-                            }
-                            count++;
-                            for (int d = 0; d < dim; d++) {
-                                v[d] += h[tIdx][d];
-                            }
-                        }
-                        for (int d = 0; d < dim; d++) {
-                            v[d] /= Math.max(1, count);
-                        }
-                    }
-                    out.add(Embedder.normalise(v));
-                }
-                return out;
+            for (int d = 0; d < dim; d++) {
+              v[d] /= Math.max(1, count);
             }
-        } catch (OrtException e) {
-            throw new IllegalStateException("Embedding failed: " + e.getMessage(), e);
-        } finally {
-            inputs.values().forEach(OnnxTensor::close);
+          }
+          out.add(Embedder.normalise(v));
         }
+        return out;
+      }
+    } catch (OrtException e) {
+      throw new IllegalStateException("Embedding failed: " + e.getMessage(), e);
+    } finally {
+      inputs.values().forEach(OnnxTensor::close);
     }
+  }
 
-    @Override
-    public void close() {
-        try {
-            session.close();
-        } catch (OrtException e) {
-            // ignore
-        }
-        tokenizer.close();
+  @Override
+  public void close() {
+    try {
+      session.close();
+    } catch (OrtException e) {
+      // ignore
     }
+    tokenizer.close();
+  }
 }

@@ -16,124 +16,129 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Test helper: an {@link Embedder} that keeps every embedding it computed in {@code target/embedding-cache/<model>.bin}
- * so that test classes (and reruns) embed the ~10,000 BANKING77 phrasings once per model. The real model is loaded
- * only on the first cache miss.
+ * Test helper: an {@link Embedder} that keeps every embedding it computed in {@code
+ * target/embedding-cache/<model>.bin} so that test classes (and reruns) embed the ~10,000 BANKING77
+ * phrasings once per model. The real model is loaded only on the first cache miss.
  */
 final class CachingEmbedder implements Embedder {
 
-    private static final Map<FaqEmbeddingModel, CachingEmbedder> SHARED = new ConcurrentHashMap<>();
+  private static final Map<FaqEmbeddingModel, CachingEmbedder> SHARED = new ConcurrentHashMap<>();
 
-    private final FaqEmbeddingModel model;
-    private final Path file;
-    private final Map<String, float[]> cache = new ConcurrentHashMap<>();
-    private volatile Embedder real;
-    private volatile boolean dirty;
+  private final FaqEmbeddingModel model;
+  private final Path file;
+  private final Map<String, float[]> cache = new ConcurrentHashMap<>();
+  private volatile Embedder real;
+  private volatile boolean dirty;
 
-    private CachingEmbedder(FaqEmbeddingModel model, Path file) {
-        this.model = model;
-        this.file = file;
-        load();
+  private CachingEmbedder(FaqEmbeddingModel model, Path file) {
+    this.model = model;
+    this.file = file;
+    load();
+  }
+
+  /** One shared instance per model in this JVM. */
+  static CachingEmbedder of(FaqEmbeddingModel model) {
+    return SHARED.computeIfAbsent(
+        model,
+        m ->
+            new CachingEmbedder(
+                m, Path.of("target", "embedding-cache", m.id() + ".bin").toAbsolutePath()));
+  }
+
+  @Override
+  public String modelId() {
+    return model.id();
+  }
+
+  @Override
+  public float[] embed(String text) {
+    float[] v = cache.get(text);
+    if (v == null) {
+      v = real().embed(text);
+      cache.put(text, v);
+      dirty = true;
     }
+    return v.clone();
+  }
 
-    /** One shared instance per model in this JVM. */
-    static CachingEmbedder of(FaqEmbeddingModel model) {
-        return SHARED.computeIfAbsent(model, m -> new CachingEmbedder(m,
-                Path.of("target", "embedding-cache", m.id() + ".bin").toAbsolutePath()));
+  @Override
+  public List<float[]> embedAll(List<String> texts) {
+    List<String> missing = new ArrayList<>();
+    for (String t : texts) {
+      if (!cache.containsKey(t) && !missing.contains(t)) {
+        missing.add(t);
+      }
     }
-
-    @Override
-    public String modelId() {
-        return model.id();
+    if (!missing.isEmpty()) {
+      List<String> distinct = new ArrayList<>(new java.util.LinkedHashSet<>(missing));
+      List<float[]> vs = real().embedAll(distinct);
+      for (int i = 0; i < distinct.size(); i++) {
+        cache.put(distinct.get(i), vs.get(i));
+      }
+      dirty = true;
+      save();
     }
-
-    @Override
-    public float[] embed(String text) {
-        float[] v = cache.get(text);
-        if (v == null) {
-            v = real().embed(text);
-            cache.put(text, v);
-            dirty = true;
-        }
-        return v.clone();
+    List<float[]> out = new ArrayList<>(texts.size());
+    for (String t : texts) {
+      out.add(cache.get(t).clone());
     }
+    return out;
+  }
 
-    @Override
-    public List<float[]> embedAll(List<String> texts) {
-        List<String> missing = new ArrayList<>();
-        for (String t : texts) {
-            if (!cache.containsKey(t) && !missing.contains(t)) {
-                missing.add(t);
-            }
-        }
-        if (!missing.isEmpty()) {
-            List<String> distinct = new ArrayList<>(new java.util.LinkedHashSet<>(missing));
-            List<float[]> vs = real().embedAll(distinct);
-            for (int i = 0; i < distinct.size(); i++) {
-                cache.put(distinct.get(i), vs.get(i));
-            }
-            dirty = true;
-            save();
-        }
-        List<float[]> out = new ArrayList<>(texts.size());
-        for (String t : texts) {
-            out.add(cache.get(t).clone());
-        }
-        return out;
+  /** The real model (loaded on first use). */
+  synchronized Embedder real() {
+    if (real == null) {
+      real = Embedder.of(model);
     }
+    return real;
+  }
 
-    /** The real model (loaded on first use). */
-    synchronized Embedder real() {
-        if (real == null) {
-            real = Embedder.of(model);
-        }
-        return real;
+  /** Writes the cache when it changed. */
+  synchronized void save() {
+    if (!dirty) {
+      return;
     }
-
-    /** Writes the cache when it changed. */
-    synchronized void save() {
-        if (!dirty) {
-            return;
+    try {
+      Files.createDirectories(file.getParent());
+      Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+      try (DataOutputStream out =
+          new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(tmp)))) {
+        for (Map.Entry<String, float[]> e : cache.entrySet()) {
+          out.writeUTF(e.getKey());
+          out.writeInt(e.getValue().length);
+          for (float f : e.getValue()) {
+            out.writeFloat(f);
+          }
         }
+      }
+      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      dirty = false;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private void load() {
+    if (!Files.isRegularFile(file)) {
+      return;
+    }
+    try (DataInputStream in =
+        new DataInputStream(new BufferedInputStream(Files.newInputStream(file)))) {
+      while (true) {
+        String key;
         try {
-            Files.createDirectories(file.getParent());
-            Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-            try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(tmp)))) {
-                for (Map.Entry<String, float[]> e : cache.entrySet()) {
-                    out.writeUTF(e.getKey());
-                    out.writeInt(e.getValue().length);
-                    for (float f : e.getValue()) {
-                        out.writeFloat(f);
-                    }
-                }
-            }
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            dirty = false;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+          key = in.readUTF();
+        } catch (EOFException eof) {
+          break;
         }
+        float[] v = new float[in.readInt()];
+        for (int i = 0; i < v.length; i++) {
+          v[i] = in.readFloat();
+        }
+        cache.put(key, v);
+      }
+    } catch (IOException e) {
+      cache.clear(); // a broken cache is recomputed
     }
-
-    private void load() {
-        if (!Files.isRegularFile(file)) {
-            return;
-        }
-        try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(file)))) {
-            while (true) {
-                String key;
-                try {
-                    key = in.readUTF();
-                } catch (EOFException eof) {
-                    break;
-                }
-                float[] v = new float[in.readInt()];
-                for (int i = 0; i < v.length; i++) {
-                    v[i] = in.readFloat();
-                }
-                cache.put(key, v);
-            }
-        } catch (IOException e) {
-            cache.clear(); // a broken cache is recomputed
-        }
-    }
+  }
 }

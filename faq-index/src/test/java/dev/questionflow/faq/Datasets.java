@@ -12,164 +12,179 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Assumptions;
 
-/** Test helper: the shared datasets (BANKING77 train split, CLINC150 out-of-scope), when present. */
+/**
+ * Test helper: the shared datasets (BANKING77 train split, CLINC150 out-of-scope), when present.
+ */
 final class Datasets {
 
-    /** A labelled question. */
-    record Example(String text, String label) {
-    }
+  /** A labelled question. */
+  record Example(String text, String label) {}
 
-    /** A stratified split of train.csv. */
-    record Split(List<Example> train, List<Example> validation) {
-    }
+  /** A stratified split of train.csv. */
+  record Split(List<Example> train, List<Example> validation) {}
 
-    private Datasets() {
-    }
+  private Datasets() {}
 
-    /** {@code <module>/../../shared/datasets} (the repo is cloned with {@code shared/} beside it). */
-    static Path root() {
-        return Path.of("").toAbsolutePath().resolve("../../shared/datasets").normalize();
-    }
+  /** {@code <module>/../../shared/datasets} (the repo is cloned with {@code shared/} beside it). */
+  static Path root() {
+    return Path.of("").toAbsolutePath().resolve("../../shared/datasets").normalize();
+  }
 
-    static Path banking77() {
-        return root().resolve("banking77");
-    }
+  static Path banking77() {
+    return root().resolve("banking77");
+  }
 
-    static boolean banking77Present() {
-        return Files.isRegularFile(banking77().resolve("train.csv"));
-    }
+  static boolean banking77Present() {
+    return Files.isRegularFile(banking77().resolve("train.csv"));
+  }
 
-    static boolean oosPresent() {
-        return Files.isRegularFile(root().resolve("clinc150-oos/oos_val.tsv"));
-    }
+  static boolean oosPresent() {
+    return Files.isRegularFile(root().resolve("clinc150-oos/oos_val.tsv"));
+  }
 
-    /**
-     * Skips a test whose datasets are absent, but fails it in CI ({@code CI=true}), where the clone has
-     * {@code shared/} beside it: a measurement that silently stopped running is a defect.
-     */
-    static void require(boolean present, String what) {
-        if (present) {
-            return;
+  /**
+   * Skips a test whose datasets are absent, but fails it in CI ({@code CI=true}), where the clone
+   * has {@code shared/} beside it: a measurement that silently stopped running is a defect.
+   */
+  static void require(boolean present, String what) {
+    if (present) {
+      return;
+    }
+    String message = what + " not found under " + root();
+    if ("true".equals(System.getenv("CI"))) {
+      throw new AssertionError(message + " (CI=true: the datasets must be there)");
+    }
+    Assumptions.abort(message);
+  }
+
+  static String normalise(String s) {
+    return String.join(" ", s.trim().split("\\s+"));
+  }
+
+  static List<Example> banking77Train() {
+    List<List<String>> rows = readCsv(banking77().resolve("train.csv"));
+    List<Example> out = new ArrayList<>();
+    for (List<String> row : rows.subList(1, rows.size())) { // header text,category
+      out.add(new Example(normalise(row.get(0)), row.get(1)));
+    }
+    return out;
+  }
+
+  /**
+   * The questions of a CLINC150 out-of-scope file ({@code oos_train.tsv} or {@code oos_val.tsv}).
+   */
+  static List<String> oos(String file) {
+    try {
+      List<String> lines =
+          Files.readAllLines(root().resolve("clinc150-oos").resolve(file), StandardCharsets.UTF_8);
+      List<String> out = new ArrayList<>();
+      for (String line : lines.subList(1, lines.size())) {
+        if (!line.isBlank()) {
+          out.add(line.split("\t", 2)[0]);
         }
-        String message = what + " not found under " + root();
-        if ("true".equals(System.getenv("CI"))) {
-            throw new AssertionError(message + " (CI=true: the datasets must be there)");
-        }
-        Assumptions.abort(message);
+      }
+      return out;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
+  }
 
-    static String normalise(String s) {
-        return String.join(" ", s.trim().split("\\s+"));
+  /**
+   * {@link FaqEvaluation#stratifiedSplit}, the split the figures are measured on, over {@link
+   * Example}s.
+   */
+  static Split stratified(List<Example> all, double fraction, long seed) {
+    List<FaqEvaluation.LabeledQuestion> questions =
+        all.stream().map(e -> new FaqEvaluation.LabeledQuestion(e.text(), e.label())).toList();
+    FaqEvaluation.Split split = FaqEvaluation.stratifiedSplit(questions, fraction, seed);
+    return new Split(examples(split.train()), examples(split.heldOut()));
+  }
+
+  private static List<Example> examples(List<FaqEvaluation.LabeledQuestion> questions) {
+    return questions.stream().map(q -> new Example(q.text(), q.faqId())).toList();
+  }
+
+  /**
+   * The pack with its phrasings replaced by the given training examples (question, keywords
+   * unchanged).
+   */
+  static FaqPack withPhrasings(FaqPack pack, List<Example> train) {
+    Map<String, List<String>> phrasings = new LinkedHashMap<>();
+    for (Example e : train) {
+      phrasings.computeIfAbsent(e.label(), k -> new ArrayList<>()).add(e.text());
     }
-
-    static List<Example> banking77Train() {
-        List<List<String>> rows = readCsv(banking77().resolve("train.csv"));
-        List<Example> out = new ArrayList<>();
-        for (List<String> row : rows.subList(1, rows.size())) { // header text,category
-            out.add(new Example(normalise(row.get(0)), row.get(1)));
-        }
-        return out;
+    List<FaqEntry> entries = new ArrayList<>();
+    for (FaqEntry e : pack.entries()) {
+      entries.add(
+          new FaqEntry(
+              e.id(),
+              e.question(),
+              e.answer(),
+              phrasings.getOrDefault(e.id(), List.of()),
+              e.keywords(),
+              e.category()));
     }
+    return new FaqPack(
+        pack.id(), pack.name(), pack.language(), pack.attribution(), entries, pack.intentRules());
+  }
 
-    /** The questions of a CLINC150 out-of-scope file ({@code oos_train.tsv} or {@code oos_val.tsv}). */
-    static List<String> oos(String file) {
-        try {
-            List<String> lines = Files.readAllLines(root().resolve("clinc150-oos").resolve(file), StandardCharsets.UTF_8);
-            List<String> out = new ArrayList<>();
-            for (String line : lines.subList(1, lines.size())) {
-                if (!line.isBlank()) {
-                    out.add(line.split("\t", 2)[0]);
-                }
+  /** RFC 4180 CSV: quoted fields may hold commas, doubled quotes and line breaks. */
+  static List<List<String>> readCsv(Path file) {
+    try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+      List<List<String>> rows = new ArrayList<>();
+      List<String> row = new ArrayList<>();
+      StringBuilder field = new StringBuilder();
+      boolean quoted = false;
+      boolean any = false;
+      int c;
+      while ((c = r.read()) != -1) {
+        any = true;
+        char ch = (char) c;
+        if (quoted) {
+          if (ch == '"') {
+            r.mark(1);
+            int next = r.read();
+            if (next == '"') {
+              field.append('"');
+            } else {
+              quoted = false;
+              if (next != -1) {
+                r.reset();
+              }
             }
-            return out;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /** {@link FaqEvaluation#stratifiedSplit}, the split the figures are measured on, over {@link Example}s. */
-    static Split stratified(List<Example> all, double fraction, long seed) {
-        List<FaqEvaluation.LabeledQuestion> questions =
-                all.stream().map(e -> new FaqEvaluation.LabeledQuestion(e.text(), e.label())).toList();
-        FaqEvaluation.Split split = FaqEvaluation.stratifiedSplit(questions, fraction, seed);
-        return new Split(examples(split.train()), examples(split.heldOut()));
-    }
-
-    private static List<Example> examples(List<FaqEvaluation.LabeledQuestion> questions) {
-        return questions.stream().map(q -> new Example(q.text(), q.faqId())).toList();
-    }
-
-    /** The pack with its phrasings replaced by the given training examples (question, keywords unchanged). */
-    static FaqPack withPhrasings(FaqPack pack, List<Example> train) {
-        Map<String, List<String>> phrasings = new LinkedHashMap<>();
-        for (Example e : train) {
-            phrasings.computeIfAbsent(e.label(), k -> new ArrayList<>()).add(e.text());
-        }
-        List<FaqEntry> entries = new ArrayList<>();
-        for (FaqEntry e : pack.entries()) {
-            entries.add(new FaqEntry(e.id(), e.question(), e.answer(), phrasings.getOrDefault(e.id(), List.of()),
-                    e.keywords(), e.category()));
-        }
-        return new FaqPack(pack.id(), pack.name(), pack.language(), pack.attribution(), entries, pack.intentRules());
-    }
-
-    /** RFC 4180 CSV: quoted fields may hold commas, doubled quotes and line breaks. */
-    static List<List<String>> readCsv(Path file) {
-        try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            List<List<String>> rows = new ArrayList<>();
-            List<String> row = new ArrayList<>();
-            StringBuilder field = new StringBuilder();
-            boolean quoted = false;
-            boolean any = false;
-            int c;
-            while ((c = r.read()) != -1) {
-                any = true;
-                char ch = (char) c;
-                if (quoted) {
-                    if (ch == '"') {
-                        r.mark(1);
-                        int next = r.read();
-                        if (next == '"') {
-                            field.append('"');
-                        } else {
-                            quoted = false;
-                            if (next != -1) {
-                                r.reset();
-                            }
-                        }
-                    } else {
-                        field.append(ch);
-                    }
-                } else if (ch == '"') {
-                    quoted = true;
-                } else if (ch == ',') {
-                    row.add(field.toString());
-                    field.setLength(0);
-                } else if (ch == '\n' || ch == '\r') {
-                    if (ch == '\r') {
-                        r.mark(1);
-                        if (r.read() != '\n') {
-                            r.reset();
-                        }
-                    }
-                    row.add(field.toString());
-                    field.setLength(0);
-                    if (!(row.size() == 1 && row.get(0).isEmpty())) {
-                        rows.add(row);
-                    }
-                    row = new ArrayList<>();
-                    any = false;
-                } else {
-                    field.append(ch);
-                }
+          } else {
+            field.append(ch);
+          }
+        } else if (ch == '"') {
+          quoted = true;
+        } else if (ch == ',') {
+          row.add(field.toString());
+          field.setLength(0);
+        } else if (ch == '\n' || ch == '\r') {
+          if (ch == '\r') {
+            r.mark(1);
+            if (r.read() != '\n') {
+              r.reset();
             }
-            if (any) {
-                row.add(field.toString());
-                rows.add(row);
-            }
-            return rows;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+          }
+          row.add(field.toString());
+          field.setLength(0);
+          if (!(row.size() == 1 && row.get(0).isEmpty())) {
+            rows.add(row);
+          }
+          row = new ArrayList<>();
+          any = false;
+        } else {
+          field.append(ch);
         }
+      }
+      if (any) {
+        row.add(field.toString());
+        rows.add(row);
+      }
+      return rows;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
+  }
 }

@@ -8,10 +8,12 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 class IntentRulesTest {
 
-    static final FaqPack PACK = FaqPacks.loadFromClasspath("banking77");
+  static final FaqPack PACK = FaqPacks.loadFromClasspath("banking77");
 
-    @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
         "This is unacceptable, I want to complain | complaint",
         "I want to file a complaint about your staff | complaint",
         "Worst bank ever | complaint",
@@ -28,27 +30,29 @@ class IntentRulesTest {
         "I think this is fraud | fraud_report",
         "there is an unauthorised payment on my account | fraud_report",
         "my card was stolen | fraud_report",
-    })
-    void matchesFirstRule(String text, String intent) {
-        assertThat(IntentRules.match(PACK, text)).contains(intent);
-    }
+      })
+  void matchesFirstRule(String text, String intent) {
+    assertThat(IntentRules.match(PACK, text)).contains(intent);
+  }
 
-    @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
         "How do I top up my account?",
         "hi, my card is not working",
         "when will my card arrive",
         "what is the exchange rate for USD",
-    })
-    void noRuleForOrdinaryQuestions(String text) {
-        assertThat(IntentRules.match(PACK, text)).isEmpty();
-    }
+      })
+  void noRuleForOrdinaryQuestions(String text) {
+    assertThat(IntentRules.match(PACK, text)).isEmpty();
+  }
 
-    @Test
-    void blankAndHugeInputs() {
-        assertThat(IntentRules.match(PACK, null)).isEmpty();
-        assertThat(IntentRules.match(PACK, "")).isEmpty();
-        assertThat(IntentRules.match(PACK, "   ")).isEmpty();
-        assertThat(IntentRules.match(PACK, "a".repeat(100_000))).isEmpty();
-    }
+  @Test
+  void blankAndHugeInputs() {
+    assertThat(IntentRules.match(PACK, null)).isEmpty();
+    assertThat(IntentRules.match(PACK, "")).isEmpty();
+    assertThat(IntentRules.match(PACK, "   ")).isEmpty();
+    assertThat(IntentRules.match(PACK, "a".repeat(100_000))).isEmpty();
+  }
 }

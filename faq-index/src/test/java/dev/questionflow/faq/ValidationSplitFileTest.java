@@ -10,9 +10,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The committed validation file faq-index/eval/banking77-validation.tsv is exactly the stratified 10% split
- * (seed 42) of BANKING77 train.csv that the figures are measured on. Run with -Dfaq.writeSplit=true to
- * (re)write it.
+ * The committed validation file faq-index/eval/banking77-validation.tsv is exactly the stratified
+ * 10% split (seed 42) of BANKING77 train.csv that the figures are measured on. Run with
+ * -Dfaq.writeSplit=true to (re)write it.
  */
 class ValidationSplitFileTest {
 

@@ -5,14 +5,17 @@ import java.time.OffsetDateTime;
 import java.util.List;
 
 /**
- * Custom search attributes on every question workflow, for finding conversations in the Temporal Web UI. IDs and
- * states only: never message text or other personal data.
+ * Custom search attributes on every question workflow, for finding conversations in the Temporal
+ * Web UI. IDs and states only: never message text or other personal data.
  */
 public final class SearchAttributes {
-  public static final SearchAttributeKey<String> CUSTOMER_ID = SearchAttributeKey.forKeyword("CustomerId");
-  public static final SearchAttributeKey<String> SESSION_ID = SearchAttributeKey.forKeyword("SessionId");
+  public static final SearchAttributeKey<String> CUSTOMER_ID =
+      SearchAttributeKey.forKeyword("CustomerId");
+  public static final SearchAttributeKey<String> SESSION_ID =
+      SearchAttributeKey.forKeyword("SessionId");
   public static final SearchAttributeKey<String> STAGE = SearchAttributeKey.forKeyword("Stage");
-  public static final SearchAttributeKey<String> ANSWER_LEVEL = SearchAttributeKey.forKeyword("AnswerLevel");
+  public static final SearchAttributeKey<String> ANSWER_LEVEL =
+      SearchAttributeKey.forKeyword("AnswerLevel");
   public static final SearchAttributeKey<String> INTENT = SearchAttributeKey.forKeyword("Intent");
   public static final SearchAttributeKey<Long> PRIORITY = SearchAttributeKey.forLong("Priority");
   public static final SearchAttributeKey<OffsetDateTime> WAITING_SINCE =

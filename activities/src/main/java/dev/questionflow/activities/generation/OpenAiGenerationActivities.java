@@ -25,20 +25,24 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Generation through langchain4j's OpenAI-compatible client (OpenAI, Qwen/DashScope, vLLM, Ollama...), with one
- * client and one circuit breaker per configured model (primary, optional backup; the request says which).
+ * Generation through langchain4j's OpenAI-compatible client (OpenAI, Qwen/DashScope, vLLM,
+ * Ollama...), with one client and one circuit breaker per configured model (primary, optional
+ * backup; the request says which).
  *
  * <ul>
- *   <li>The client's own retries are off ({@code maxRetries(0)}): Temporal's retry policy is the only retry loop.
- *   <li>Every failure is thrown as an {@link ApplicationFailure} whose type is one of {@link ModelFailures}; which
- *       types Temporal retries is declared in application.yml ({@code non-retryable-error-types}), and the
- *       non-retryable ones are also flagged as such here. A 429 carries the server's Retry-After as the next retry
- *       delay.
- *   <li>Breaker OPEN: {@link ModelFailures#CIRCUIT_OPEN}, non-retryable, without any HTTP call, so the workflow falls to
- *       the FAQ level without paying a timeout.
- *   <li>The answer goes through {@link OutputChecks} (empty / garbled output rejected, personal data redacted).
- *   <li>The session's last turns ({@link SessionStore#history}, at most {@code cs.sessions.max-turns}) go before the
- *       question as previous user / assistant messages; when the history cannot be read the model answers without it.
+ *   <li>The client's own retries are off ({@code maxRetries(0)}): Temporal's retry policy is the
+ *       only retry loop.
+ *   <li>Every failure is thrown as an {@link ApplicationFailure} whose type is one of {@link
+ *       ModelFailures}; which types Temporal retries is declared in application.yml ({@code
+ *       non-retryable-error-types}), and the non-retryable ones are also flagged as such here. A
+ *       429 carries the server's Retry-After as the next retry delay.
+ *   <li>Breaker OPEN: {@link ModelFailures#CIRCUIT_OPEN}, non-retryable, without any HTTP call, so
+ *       the workflow falls to the FAQ level without paying a timeout.
+ *   <li>The answer goes through {@link OutputChecks} (empty / garbled output rejected, personal
+ *       data redacted).
+ *   <li>The session's last turns ({@link SessionStore#history}, at most {@code
+ *       cs.sessions.max-turns}) go before the question as previous user / assistant messages; when
+ *       the history cannot be read the model answers without it.
  * </ul>
  */
 public class OpenAiGenerationActivities implements GenerationActivities {
@@ -46,7 +50,8 @@ public class OpenAiGenerationActivities implements GenerationActivities {
   private static final Logger log = LoggerFactory.getLogger(OpenAiGenerationActivities.class);
 
   /** One configured model: its settings, client and breaker. */
-  private record Model(String role, Dependency dependency, ModelSettings settings, ChatModel client) {}
+  private record Model(
+      String role, Dependency dependency, ModelSettings settings, ChatModel client) {}
 
   private final String companyName;
   private final Model primary;
@@ -54,18 +59,25 @@ public class OpenAiGenerationActivities implements GenerationActivities {
   private final RateLimitPolicy rateLimits;
   private final DependencyBreakers breakers;
   private final UpstreamErrors errors;
+
   /** the session history for context; null = none */
   private final SessionStore sessions;
+
   private final ModelCallGate gate;
 
   /** Primary model only, the SPEC's breaker settings, metrics in a private registry. */
   public OpenAiGenerationActivities(ModelSettings primary) {
-    this(primary, null, RateLimitPolicy.DEFAULT, DependencyBreakers.withSpecDefaults(),
+    this(
+        primary,
+        null,
+        RateLimitPolicy.DEFAULT,
+        DependencyBreakers.withSpecDefaults(),
         new UpstreamErrors(new SimpleMeterRegistry()));
   }
 
   /**
-   * @param primary the main model; not configured (blank base URL) = every request reports NOT_CONFIGURED
+   * @param primary the main model; not configured (blank base URL) = every request reports
+   *     NOT_CONFIGURED
    * @param backup the backup model, or null / not configured: backup requests report NOT_CONFIGURED
    */
   public OpenAiGenerationActivities(
@@ -77,7 +89,10 @@ public class OpenAiGenerationActivities implements GenerationActivities {
     this(primary, backup, rateLimits, breakers, errors, null);
   }
 
-  /** @param sessions where the session's previous turns are read from; null = questions without history */
+  /**
+   * @param sessions where the session's previous turns are read from; null = questions without
+   *     history
+   */
   public OpenAiGenerationActivities(
       ModelSettings primary,
       ModelSettings backup,
@@ -88,7 +103,9 @@ public class OpenAiGenerationActivities implements GenerationActivities {
     this(primary, backup, rateLimits, breakers, errors, sessions, ModelCallGate.OPEN);
   }
 
-  /** @param gate runs around every model call (the lanes' throttle and statistics) */
+  /**
+   * @param gate runs around every model call (the lanes' throttle and statistics)
+   */
   public OpenAiGenerationActivities(
       ModelSettings primary,
       ModelSettings backup,
@@ -106,7 +123,8 @@ public class OpenAiGenerationActivities implements GenerationActivities {
     this.breakers = breakers;
     this.errors = errors;
     if (this.primary == null) {
-      log.info("LLM_BASE_URL is not set: the generation stage reports 'not configured' and answers come from the FAQ");
+      log.info(
+          "LLM_BASE_URL is not set: the generation stage reports 'not configured' and answers come from the FAQ");
     }
     if (this.backup != null) {
       log.info("backup model configured: {} at {}", backup.modelName(), backup.baseUrl());
@@ -120,7 +138,10 @@ public class OpenAiGenerationActivities implements GenerationActivities {
     ChatModel client =
         OpenAiChatModel.builder()
             .baseUrl(settings.baseUrl())
-            .apiKey(settings.apiKey() == null || settings.apiKey().isBlank() ? "none" : settings.apiKey())
+            .apiKey(
+                settings.apiKey() == null || settings.apiKey().isBlank()
+                    ? "none"
+                    : settings.apiKey())
             .modelName(settings.modelName())
             .timeout(settings.timeout())
             .maxRetries(0)
@@ -132,12 +153,15 @@ public class OpenAiGenerationActivities implements GenerationActivities {
 
   @Override
   public GenerationResult generateAnswer(GenerationRequest request) {
-    Model model = switch (request.model()) {
-      case ModelFailures.PRIMARY -> primary;
-      case ModelFailures.BACKUP -> backup;
-      default -> throw ApplicationFailure.newNonRetryableFailure(
-          "unknown model '" + request.model() + "', expected primary or backup", ModelFailures.BAD_REQUEST);
-    };
+    Model model =
+        switch (request.model()) {
+          case ModelFailures.PRIMARY -> primary;
+          case ModelFailures.BACKUP -> backup;
+          default ->
+              throw ApplicationFailure.newNonRetryableFailure(
+                  "unknown model '" + request.model() + "', expected primary or backup",
+                  ModelFailures.BAD_REQUEST);
+        };
     if (model == null) {
       return GenerationResult.notConfigured();
     }
@@ -146,16 +170,22 @@ public class OpenAiGenerationActivities implements GenerationActivities {
     if (!breaker.tryAcquirePermission()) {
       errors.record(model.dependency(), Kind.CIRCUIT_OPEN);
       throw ApplicationFailure.newNonRetryableFailure(
-          "the " + model.role() + " model's circuit breaker is " + breaker.getState() + ": not calling it",
+          "the "
+              + model.role()
+              + " model's circuit breaker is "
+              + breaker.getState()
+              + ": not calling it",
           ModelFailures.CIRCUIT_OPEN);
     }
-    var messages = PromptBuilder.messages(companyName, request.knowledge(), history, request.question());
+    var messages =
+        PromptBuilder.messages(companyName, request.knowledge(), history, request.question());
     try {
       gate.beforeCall();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       breaker.releasePermission();
-      throw ApplicationFailure.newFailureWithCause("interrupted while waiting for the model lane", "Interrupted", e);
+      throw ApplicationFailure.newFailureWithCause(
+          "interrupted while waiting for the model lane", "Interrupted", e);
     }
     long started = System.nanoTime();
     ChatResponse response;
@@ -165,14 +195,17 @@ public class OpenAiGenerationActivities implements GenerationActivities {
       gate.afterCall(!ModelErrors.classify(e).countsAgainstHealth(), elapsedMillis(started));
       throw failed(model, breaker, started, e);
     }
-    boolean garbled = response.finishReason() != FinishReason.CONTENT_FILTER
-        && OutputChecks.isGarbled(response.aiMessage() == null ? null : response.aiMessage().text());
+    boolean garbled =
+        response.finishReason() != FinishReason.CONTENT_FILTER
+            && OutputChecks.isGarbled(
+                response.aiMessage() == null ? null : response.aiMessage().text());
     gate.afterCall(!garbled, elapsedMillis(started));
     if (response.finishReason() == FinishReason.CONTENT_FILTER) {
       breaker.releasePermission(); // the model is fine; the question or answer was filtered
       errors.record(model.dependency(), Kind.CONTENT_POLICY);
       throw ApplicationFailure.newNonRetryableFailure(
-          "the " + model.role() + " model's answer was stopped by its content filter", ModelFailures.CONTENT_POLICY);
+          "the " + model.role() + " model's answer was stopped by its content filter",
+          ModelFailures.CONTENT_POLICY);
     }
     String text;
     try {
@@ -183,21 +216,24 @@ public class OpenAiGenerationActivities implements GenerationActivities {
         breaker.onError(System.nanoTime() - started, TimeUnit.NANOSECONDS, rejected);
         errors.record(model.dependency(), Kind.GARBLED_OUTPUT);
       } else {
-        // an empty answer is usually about this question (filtered silently, nothing to say), not the model's health
+        // an empty answer is usually about this question (filtered silently, nothing to say), not
+        // the model's health
         breaker.releasePermission();
         errors.record(model.dependency(), Kind.EMPTY_OUTPUT);
       }
       throw ApplicationFailure.newNonRetryableFailure(rejected.getMessage(), rejected.type());
     }
     breaker.onSuccess(System.nanoTime() - started, TimeUnit.NANOSECONDS);
-    return new GenerationResult(GenerationResult.Outcome.ANSWERED, text, model.settings().modelName());
+    return new GenerationResult(
+        GenerationResult.Outcome.ANSWERED, text, model.settings().modelName());
   }
 
   private static long elapsedMillis(long startedNanos) {
     return (System.nanoTime() - startedNanos) / 1_000_000;
   }
 
-  private ApplicationFailure failed(Model model, CircuitBreaker breaker, long started, RuntimeException e) {
+  private ApplicationFailure failed(
+      Model model, CircuitBreaker breaker, long started, RuntimeException e) {
     ModelError error = ModelErrors.classify(e);
     if (error.countsAgainstHealth()) {
       breaker.onError(System.nanoTime() - started, TimeUnit.NANOSECONDS, e);
@@ -205,8 +241,18 @@ public class OpenAiGenerationActivities implements GenerationActivities {
       breaker.releasePermission(); // neither a success nor a failure of the model (see ModelErrors)
     }
     errors.record(model.dependency(), error.kind());
-    String message = "the " + model.role() + " model (" + model.settings().modelName() + ") failed: " + error.kind().tag()
-        + " (" + e.getClass().getSimpleName() + ": " + abbreviate(e.getMessage()) + ")";
+    String message =
+        "the "
+            + model.role()
+            + " model ("
+            + model.settings().modelName()
+            + ") failed: "
+            + error.kind().tag()
+            + " ("
+            + e.getClass().getSimpleName()
+            + ": "
+            + abbreviate(e.getMessage())
+            + ")";
     log.warn(message);
     if (!error.retryable()) {
       return ApplicationFailure.newNonRetryableFailureWithCause(message, error.type(), e);
@@ -215,8 +261,14 @@ public class OpenAiGenerationActivities implements GenerationActivities {
       Duration delay = error.retryAfter() != null ? error.retryAfter() : rateLimits.defaultDelay();
       if (delay.compareTo(rateLimits.maxDelay()) > 0) {
         return ApplicationFailure.newNonRetryableFailureWithCause(
-            message + "; Retry-After " + delay.toMillis() + " ms exceeds " + rateLimits.maxDelay().toMillis()
-                + " ms, degrading now", error.type(), e);
+            message
+                + "; Retry-After "
+                + delay.toMillis()
+                + " ms exceeds "
+                + rateLimits.maxDelay().toMillis()
+                + " ms, degrading now",
+            error.type(),
+            e);
       }
       return ApplicationFailure.newFailureWithCauseAndDelay(
           message + "; retry after " + delay.toMillis() + " ms", error.type(), e, delay);
@@ -224,7 +276,10 @@ public class OpenAiGenerationActivities implements GenerationActivities {
     return ApplicationFailure.newFailureWithCause(message, error.type(), e);
   }
 
-  /** The session's last turns, at most cs.sessions.max-turns; none without a session or when they cannot be read. */
+  /**
+   * The session's last turns, at most cs.sessions.max-turns; none without a session or when they
+   * cannot be read.
+   */
   private List<Turn> history(String sessionId) {
     if (sessions == null || sessionId == null || sessionId.isBlank()) {
       return List.of();
@@ -234,8 +289,11 @@ public class OpenAiGenerationActivities implements GenerationActivities {
       int max = sessions.limits().maxTurns();
       return turns.size() > max ? turns.subList(turns.size() - max, turns.size()) : turns;
     } catch (RuntimeException e) {
-      log.warn("session {}: history unavailable ({}: {}), answering without it", sessionId,
-          e.getClass().getSimpleName(), abbreviate(e.getMessage()));
+      log.warn(
+          "session {}: history unavailable ({}: {}), answering without it",
+          sessionId,
+          e.getClass().getSimpleName(),
+          abbreviate(e.getMessage()));
       return List.of();
     }
   }

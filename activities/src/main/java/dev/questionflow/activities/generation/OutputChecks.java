@@ -3,12 +3,15 @@ package dev.questionflow.activities.generation;
 import dev.questionflow.workflows.generation.ModelFailures;
 
 /**
- * The critical (never skipped) checks of a model answer before a customer sees it: reject empty and garbled output,
- * and redact personal data ({@link Redactor}).
+ * The critical (never skipped) checks of a model answer before a customer sees it: reject empty and
+ * garbled output, and redact personal data ({@link Redactor}).
  */
 public final class OutputChecks {
 
-  /** The answer failed a check; {@link #type()} is {@link ModelFailures#EMPTY_OUTPUT} or {@link ModelFailures#GARBLED_OUTPUT}. */
+  /**
+   * The answer failed a check; {@link #type()} is {@link ModelFailures#EMPTY_OUTPUT} or {@link
+   * ModelFailures#GARBLED_OUTPUT}.
+   */
   public static final class Rejected extends RuntimeException {
     private final String type;
 
@@ -40,15 +43,19 @@ public final class OutputChecks {
     return Redactor.redact(stripped);
   }
 
-  /** True when {@link #check} would reject the text as garbled (a sick model, not an empty or filtered answer). */
+  /**
+   * True when {@link #check} would reject the text as garbled (a sick model, not an empty or
+   * filtered answer).
+   */
   public static boolean isGarbled(String text) {
     return text != null && !text.isBlank() && garbledReason(text.strip()) != null;
   }
 
   /**
-   * Why the text looks garbled, or null when it looks like language: no letter at all (in any script, so Chinese
-   * passes), or more than 10 % of its characters are U+FFFD (a broken decoding), control characters other than line
-   * breaks and tabs, unassigned or private-use code points, or isolated surrogates.
+   * Why the text looks garbled, or null when it looks like language: no letter at all (in any
+   * script, so Chinese passes), or more than 10 % of its characters are U+FFFD (a broken decoding),
+   * control characters other than line breaks and tabs, unassigned or private-use code points, or
+   * isolated surrogates.
    */
   static String garbledReason(String text) {
     int total = 0;
@@ -60,8 +67,11 @@ public final class OutputChecks {
       total++;
       if (Character.isLetter(cp)) {
         letters++;
-      } else if (cp == 0xFFFD || isBadControl(cp) || Character.getType(cp) == Character.UNASSIGNED
-          || Character.getType(cp) == Character.PRIVATE_USE || Character.getType(cp) == Character.SURROGATE) {
+      } else if (cp == 0xFFFD
+          || isBadControl(cp)
+          || Character.getType(cp) == Character.UNASSIGNED
+          || Character.getType(cp) == Character.PRIVATE_USE
+          || Character.getType(cp) == Character.SURROGATE) {
         bad++;
       }
     }

@@ -9,20 +9,27 @@ import dev.questionflow.workflows.retrieval.FaqHit;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Builds the grounded system prompt from the retrieved FAQ entries, and the messages of one model call. */
+/**
+ * Builds the grounded system prompt from the retrieved FAQ entries, and the messages of one model
+ * call.
+ */
 final class PromptBuilder {
 
   private PromptBuilder() {}
 
   /**
-   * The system prompt, then the session's previous turns (oldest first) as user / assistant messages, then the
-   * question.
+   * The system prompt, then the session's previous turns (oldest first) as user / assistant
+   * messages, then the question.
    */
-  static List<ChatMessage> messages(String companyName, List<FaqHit> knowledge, List<Turn> history, String question) {
+  static List<ChatMessage> messages(
+      String companyName, List<FaqHit> knowledge, List<Turn> history, String question) {
     List<ChatMessage> messages = new ArrayList<>(2 + 2 * history.size());
     messages.add(SystemMessage.from(systemPrompt(companyName, knowledge)));
     for (Turn turn : history) {
-      if (turn.question() == null || turn.question().isBlank() || turn.answer() == null || turn.answer().isBlank()) {
+      if (turn.question() == null
+          || turn.question().isBlank()
+          || turn.answer() == null
+          || turn.answer().isBlank()) {
         continue;
       }
       messages.add(UserMessage.from(turn.question()));
@@ -37,7 +44,8 @@ final class PromptBuilder {
         new StringBuilder()
             .append("You are the customer service assistant of ")
             .append(companyName)
-            .append(". Answer the customer's question briefly, politely and in the customer's language.");
+            .append(
+                ". Answer the customer's question briefly, politely and in the customer's language.");
     if (knowledge.isEmpty()) {
       prompt.append(" If you are not sure, say so and offer to pass the question to a colleague.");
       return prompt.toString();

@@ -17,13 +17,14 @@ import java.time.Clock;
 import java.time.Duration;
 
 /**
- * langchain4j's HTTP client SPI over the JDK client, for one reason: langchain4j 1.19's {@code JdkHttpClient} throws
- * {@code HttpException(statusCode, body)} for a non-2xx answer and drops the response headers, and {@code
- * RateLimitException} only carries that exception, so the server's {@code Retry-After} is unreachable through the
- * stock client. This client throws {@link UpstreamHttpException}, which keeps it. Everything else mirrors
- * {@code JdkHttpClient}: the read timeout is the request timeout ({@code HttpTimeoutException} becomes langchain4j's
- * {@link TimeoutException}), other I/O errors are wrapped in a RuntimeException. Streaming and multipart requests
- * (not used by this activity) are not supported.
+ * langchain4j's HTTP client SPI over the JDK client, for one reason: langchain4j 1.19's {@code
+ * JdkHttpClient} throws {@code HttpException(statusCode, body)} for a non-2xx answer and drops the
+ * response headers, and {@code RateLimitException} only carries that exception, so the server's
+ * {@code Retry-After} is unreachable through the stock client. This client throws {@link
+ * UpstreamHttpException}, which keeps it. Everything else mirrors {@code JdkHttpClient}: the read
+ * timeout is the request timeout ({@code HttpTimeoutException} becomes langchain4j's {@link
+ * TimeoutException}), other I/O errors are wrapped in a RuntimeException. Streaming and multipart
+ * requests (not used by this activity) are not supported.
  */
 final class RetryAfterHttpClient implements HttpClient {
 
@@ -46,10 +47,14 @@ final class RetryAfterHttpClient implements HttpClient {
   @Override
   public SuccessfulHttpResponse execute(HttpRequest request) throws HttpException {
     if (!request.formDataFields().isEmpty() || !request.formDataFiles().isEmpty()) {
-      throw new UnsupportedOperationException("multipart requests are not used by chat completions");
+      throw new UnsupportedOperationException(
+          "multipart requests are not used by chat completions");
     }
-    java.net.http.HttpRequest.Builder jdkRequest = java.net.http.HttpRequest.newBuilder().uri(URI.create(request.url()));
-    request.headers().forEach((name, values) -> values.forEach(value -> jdkRequest.header(name, value)));
+    java.net.http.HttpRequest.Builder jdkRequest =
+        java.net.http.HttpRequest.newBuilder().uri(URI.create(request.url()));
+    request
+        .headers()
+        .forEach((name, values) -> values.forEach(value -> jdkRequest.header(name, value)));
     jdkRequest.method(
         request.method().name(),
         request.body() == null
@@ -59,12 +64,14 @@ final class RetryAfterHttpClient implements HttpClient {
       jdkRequest.timeout(readTimeout);
     }
     try {
-      HttpResponse<byte[]> response = jdk.send(jdkRequest.build(), HttpResponse.BodyHandlers.ofByteArray());
+      HttpResponse<byte[]> response =
+          jdk.send(jdkRequest.build(), HttpResponse.BodyHandlers.ofByteArray());
       int status = response.statusCode();
       if (status < 200 || status >= 300) {
         String body = new String(response.body(), StandardCharsets.UTF_8);
-        Duration retryAfter = UpstreamHttpException.parseRetryAfter(
-            response.headers().firstValue("Retry-After").orElse(null), Clock.systemUTC());
+        Duration retryAfter =
+            UpstreamHttpException.parseRetryAfter(
+                response.headers().firstValue("Retry-After").orElse(null), Clock.systemUTC());
         throw new UpstreamHttpException(status, body, retryAfter);
       }
       return SuccessfulHttpResponse.builder()
@@ -83,8 +90,10 @@ final class RetryAfterHttpClient implements HttpClient {
   }
 
   @Override
-  public void execute(HttpRequest request, ServerSentEventParser parser, ServerSentEventListener listener) {
-    throw new UnsupportedOperationException("streaming is not used: generation calls the synchronous chat API");
+  public void execute(
+      HttpRequest request, ServerSentEventParser parser, ServerSentEventListener listener) {
+    throw new UnsupportedOperationException(
+        "streaming is not used: generation calls the synchronous chat API");
   }
 
   static final class Builder implements HttpClientBuilder {

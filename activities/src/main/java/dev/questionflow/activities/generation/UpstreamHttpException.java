@@ -9,9 +9,10 @@ import java.time.format.DateTimeParseException;
 import java.util.Optional;
 
 /**
- * A non-2xx answer of the model endpoint that, unlike langchain4j's own {@link HttpException}, keeps the
- * {@code Retry-After} header. It is still an {@code HttpException}, so langchain4j maps it by status code as usual
- * (429 -> RateLimitException, ...) and keeps it as the cause, where {@link ModelErrors} finds it.
+ * A non-2xx answer of the model endpoint that, unlike langchain4j's own {@link HttpException},
+ * keeps the {@code Retry-After} header. It is still an {@code HttpException}, so langchain4j maps
+ * it by status code as usual (429 -> RateLimitException, ...) and keeps it as the cause, where
+ * {@link ModelErrors} finds it.
  */
 public class UpstreamHttpException extends HttpException {
 
@@ -28,8 +29,9 @@ public class UpstreamHttpException extends HttpException {
   }
 
   /**
-   * Parses a Retry-After value: delay-seconds ("2", also tolerating fractions like "1.5" that some gateways send) or
-   * an HTTP-date (RFC 1123), relative to {@code clock}. Null for a missing or unparsable value; never negative.
+   * Parses a Retry-After value: delay-seconds ("2", also tolerating fractions like "1.5" that some
+   * gateways send) or an HTTP-date (RFC 1123), relative to {@code clock}. Null for a missing or
+   * unparsable value; never negative.
    */
   static Duration parseRetryAfter(String value, Clock clock) {
     if (value == null || value.isBlank()) {

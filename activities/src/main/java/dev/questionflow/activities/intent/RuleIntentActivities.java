@@ -9,8 +9,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Intent detection: the pack's keyword/regex rules first (complaints, asking for a person, fraud), then the FAQ
- * matcher (a pack's entries are its intents, e.g. BANKING77's 77), else the default "general question" intent.
+ * Intent detection: the pack's keyword/regex rules first (complaints, asking for a person, fraud),
+ * then the FAQ matcher (a pack's entries are its intents, e.g. BANKING77's 77), else the default
+ * "general question" intent.
  */
 public class RuleIntentActivities implements IntentActivities {
 
@@ -36,7 +37,8 @@ public class RuleIntentActivities implements IntentActivities {
         return new IntentResult(match.get().faqId(), matcher.level());
       }
     } catch (RuntimeException e) {
-      log.warn("FAQ matcher failed during intent detection, using the default intent: {}", e.toString());
+      log.warn(
+          "FAQ matcher failed during intent detection, using the default intent: {}", e.toString());
     }
     return new IntentResult(DEFAULT_INTENT, "default");
   }

@@ -9,7 +9,10 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.TreeMap;
 
-/** One instance's lanes, in process memory: the zero-install default (not shared; see {@link RedisLaneLedger}). */
+/**
+ * One instance's lanes, in process memory: the zero-install default (not shared; see {@link
+ * RedisLaneLedger}).
+ */
 public final class InMemoryLaneLedger implements LaneLedger {
 
   private record Call(long at, boolean ok, long latency) {}
@@ -20,8 +23,13 @@ public final class InMemoryLaneLedger implements LaneLedger {
   private final Map<String, Map<String, Double>> scores = new HashMap<>();
   private final Map<String, Deque<Call>> calls = new HashMap<>();
   private final Map<String, Double> rates = new HashMap<>();
-  /** Questions whose call started (lane -> workflow ID -> when), so a late entry is not counted as waiting. */
+
+  /**
+   * Questions whose call started (lane -> workflow ID -> when), so a late entry is not counted as
+   * waiting.
+   */
   private final Map<String, Map<String, Long>> startedAt = new HashMap<>();
+
   private long seq;
 
   private static final java.time.Duration STARTED_KEPT = java.time.Duration.ofMinutes(10);

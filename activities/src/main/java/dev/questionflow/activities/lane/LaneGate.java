@@ -10,12 +10,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The model lanes' side of each model call, run right before the HTTP request and right after it (in the activity's
- * thread): the call waits for its slot in the lane's {@link LaneThrottle}, then its question leaves the lane's
- * waiting line (until then it still counts in the positions of the questions behind it); when the call ends its
- * outcome and duration (without the wait) feed the lane's statistics for ETAs and the adaptive rate. A call that
- * does not run on a configured lane's task queue passes untouched. The ledger never fails a model call: its
- * errors are logged and ignored.
+ * The model lanes' side of each model call, run right before the HTTP request and right after it
+ * (in the activity's thread): the call waits for its slot in the lane's {@link LaneThrottle}, then
+ * its question leaves the lane's waiting line (until then it still counts in the positions of the
+ * questions behind it); when the call ends its outcome and duration (without the wait) feed the
+ * lane's statistics for ETAs and the adaptive rate. A call that does not run on a configured lane's
+ * task queue passes untouched. The ledger never fails a model call: its errors are logged and
+ * ignored.
  */
 public final class LaneGate implements ModelCallGate, AutoCloseable {
 
@@ -24,15 +25,23 @@ public final class LaneGate implements ModelCallGate, AutoCloseable {
   private final LaneLedger ledger;
   private final LaneThrottle throttle;
   private final Map<String, Double> configuredRates;
-  /** Leaving the waiting line is not waited for: nothing may come between the throttle and the request. */
-  private final ExecutorService ledgerWrites =
-      Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "lane-ledger-writes");
-        t.setDaemon(true);
-        return t;
-      });
 
-  /** @param configuredRates each lane's configured rate by task queue, until the adaptive controller stores another */
+  /**
+   * Leaving the waiting line is not waited for: nothing may come between the throttle and the
+   * request.
+   */
+  private final ExecutorService ledgerWrites =
+      Executors.newSingleThreadExecutor(
+          r -> {
+            Thread t = new Thread(r, "lane-ledger-writes");
+            t.setDaemon(true);
+            return t;
+          });
+
+  /**
+   * @param configuredRates each lane's configured rate by task queue, until the adaptive controller
+   *     stores another
+   */
   public LaneGate(LaneLedger ledger, LaneThrottle throttle, Map<String, Double> configuredRates) {
     this.ledger = ledger;
     this.throttle = throttle;

@@ -8,9 +8,10 @@ import java.time.Duration;
 import java.util.Map;
 
 /**
- * The question workflow's view of a lane's queue: position from the ledger, ETA from the lane's current rate and
- * the mean duration of its recent calls: {@code eta = (position + 1) / service rate + mean processing time}, where
- * the service rate is the lane's rate limit or, when a busy lane serves slower than that, what it served lately.
+ * The question workflow's view of a lane's queue: position from the ledger, ETA from the lane's
+ * current rate and the mean duration of its recent calls: {@code eta = (position + 1) / service
+ * rate + mean processing time}, where the service rate is the lane's rate limit or, when a busy
+ * lane serves slower than that, what it served lately.
  */
 public class LaneLedgerActivities implements LaneActivities {
 
@@ -22,7 +23,10 @@ public class LaneLedgerActivities implements LaneActivities {
   private final Map<String, Double> configuredRates;
   private final Clock clock;
 
-  /** @param configuredRates each lane's configured rate (calls/s) by task queue, until the controller stores one */
+  /**
+   * @param configuredRates each lane's configured rate (calls/s) by task queue, until the
+   *     controller stores one
+   */
   public LaneLedgerActivities(LaneLedger ledger, Map<String, Double> configuredRates, Clock clock) {
     this.ledger = ledger;
     this.configuredRates = configuredRates;
@@ -49,12 +53,13 @@ public class LaneLedgerActivities implements LaneActivities {
   }
 
   /**
-   * How fast a lane with a backlog actually serves: its rate limit, or less when the model's latency and the
-   * workers' concurrency cap hold it back (e.g. 1 call at a time of 2.5 s serves 0.4/s whatever the limit). Taken
-   * from the calls finished in the last {@value #SERVICE_SECONDS} complete seconds, over the span from the first to
-   * the last second that had any (a lane that started 3 s ago served its calls in 3 s, not in 10), and only for a
-   * question with others ahead: a backlog means the lane is busy, so its recent throughput is its capacity, whereas
-   * a quiet lane's few calls say nothing about how fast it could go.
+   * How fast a lane with a backlog actually serves: its rate limit, or less when the model's
+   * latency and the workers' concurrency cap hold it back (e.g. 1 call at a time of 2.5 s serves
+   * 0.4/s whatever the limit). Taken from the calls finished in the last {@value #SERVICE_SECONDS}
+   * complete seconds, over the span from the first to the last second that had any (a lane that
+   * started 3 s ago served its calls in 3 s, not in 10), and only for a question with others ahead:
+   * a backlog means the lane is busy, so its recent throughput is its capacity, whereas a quiet
+   * lane's few calls say nothing about how fast it could go.
    */
   private double serviceRate(String lane, double limit) {
     long[] perSecond = ledger.callsPerSecond(lane, (int) SERVICE_SECONDS);
@@ -71,7 +76,8 @@ public class LaneLedgerActivities implements LaneActivities {
     if (calls < MIN_CALLS_FOR_SERVICE_RATE || last == first) {
       return limit;
     }
-    // n calls spread from the first busy second to the last: n - 1 intervals (whole seconds only, so no edge second
+    // n calls spread from the first busy second to the last: n - 1 intervals (whole seconds only,
+    // so no edge second
     // counts as a full second of service)
     return Math.min(limit, (double) (calls - 1) / (last - first));
   }

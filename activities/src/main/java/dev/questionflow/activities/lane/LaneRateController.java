@@ -16,31 +16,36 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Adaptive rate of each model lane (SPEC "adaptive flow control"). Over a sliding {@code window} of the lane's calls
- * (shared stats, so all instances' calls count), below {@code minSuccessRate} success or above
- * {@code maxMeanLatency} mean latency the lane's rate is halved (not below {@code minRate}); while healthy it rises
- * by {@code stepUp} x the configured rate per {@code interval} up to the configured rate. The new rate goes to the
- * Temporal server as the task queue's rate limit ({@link RateApplier}), so it holds for every worker of every
- * instance at once; one instance per lane decides (a lease in the ledger).
+ * Adaptive rate of each model lane (SPEC "adaptive flow control"). Over a sliding {@code window} of
+ * the lane's calls (shared stats, so all instances' calls count), below {@code minSuccessRate}
+ * success or above {@code maxMeanLatency} mean latency the lane's rate is halved (not below {@code
+ * minRate}); while healthy it rises by {@code stepUp} x the configured rate per {@code interval} up
+ * to the configured rate. The new rate goes to the Temporal server as the task queue's rate limit
+ * ({@link RateApplier}), so it holds for every worker of every instance at once; one instance per
+ * lane decides (a lease in the ledger).
  *
- * <p>The window is checked every {@link #CHECK_EVERY} (at most every interval), not once per interval: a check
- * once per interval could fall just after the model started failing, see too few failures in a window still full
- * of healthy calls and leave the halving to the next interval. Checking often and halving at once means the rate
- * is halved within one interval of the failures starting. After a halving the next one waits a full window (the
- * window must first show how the model does at the lower rate), and raises are at most one per interval. For two
- * windows after this instance first sees calls on the lane nothing is judged: the first window's calls are cold
- * starts (connection set-up, JIT) and no evidence about the model, so judging begins once a whole window of calls
- * made after them is in. (A leader that takes over from one that died has seen the calls, and judges at once.)
+ * <p>The window is checked every {@link #CHECK_EVERY} (at most every interval), not once per
+ * interval: a check once per interval could fall just after the model started failing, see too few
+ * failures in a window still full of healthy calls and leave the halving to the next interval.
+ * Checking often and halving at once means the rate is halved within one interval of the failures
+ * starting. After a halving the next one waits a full window (the window must first show how the
+ * model does at the lower rate), and raises are at most one per interval. For two windows after
+ * this instance first sees calls on the lane nothing is judged: the first window's calls are cold
+ * starts (connection set-up, JIT) and no evidence about the model, so judging begins once a whole
+ * window of calls made after them is in. (A leader that takes over from one that died has seen the
+ * calls, and judges at once.)
  *
- * <p>Hand-written because it is control logic over Temporal's server-side limit, not a client-side limiter that a
- * library (Resilience4j, Bucket4j) would provide.
+ * <p>Hand-written because it is control logic over Temporal's server-side limit, not a client-side
+ * limiter that a library (Resilience4j, Bucket4j) would provide.
  */
 public final class LaneRateController implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(LaneRateController.class);
   static final Duration CHECK_EVERY = Duration.ofSeconds(1);
 
-  /** A lane: its name (the model), the task queue its calls run on, its configured rate (calls/s). */
+  /**
+   * A lane: its name (the model), the task queue its calls run on, its configured rate (calls/s).
+   */
   public record Lane(String name, String taskQueue, double configuredRate) {}
 
   public record Settings(
@@ -54,7 +59,14 @@ public final class LaneRateController implements AutoCloseable {
 
     /** The SPEC's numbers: every minute, 95 % success, 5 s mean latency, +10 % per step. */
     public static final Settings SPEC =
-        new Settings(Duration.ofMinutes(1), Duration.ofMinutes(1), 0.95, Duration.ofSeconds(5), 0.10, 0.1, 10);
+        new Settings(
+            Duration.ofMinutes(1),
+            Duration.ofMinutes(1),
+            0.95,
+            Duration.ofSeconds(5),
+            0.10,
+            0.1,
+            10);
 
     Duration checkEvery() {
       return interval.compareTo(CHECK_EVERY) < 0 ? interval : CHECK_EVERY;
@@ -84,18 +96,26 @@ public final class LaneRateController implements AutoCloseable {
   private final LongSupplier nanoTime;
   private final Map<String, Double> current = new ConcurrentHashMap<>();
   private final Map<String, Boolean> applied = new ConcurrentHashMap<>();
-  /** Per lane, when this instance first saw calls in its window and when it began to lead it (nanoTime). */
+
+  /**
+   * Per lane, when this instance first saw calls in its window and when it began to lead it
+   * (nanoTime).
+   */
   private final Map<String, Long> trafficSince = new ConcurrentHashMap<>();
+
   private final Map<String, Long> leadingSince = new ConcurrentHashMap<>();
+
   /** Per lane, when this instance last decreased / changed the rate (nanoTime). */
   private final Map<String, Long> lastDecrease = new ConcurrentHashMap<>();
+
   private final Map<String, Long> lastChange = new ConcurrentHashMap<>();
   private final ScheduledExecutorService scheduler =
-      Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "lane-rate-controller");
-        t.setDaemon(true);
-        return t;
-      });
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "lane-rate-controller");
+            t.setDaemon(true);
+            return t;
+          });
   private final AtomicBoolean started = new AtomicBoolean();
 
   public LaneRateController(
@@ -108,7 +128,9 @@ public final class LaneRateController implements AutoCloseable {
     this(lanes, settings, ledger, applier, owner, meters, System::nanoTime);
   }
 
-  /** @param nanoTime the clock of the control steps (tests drive it) */
+  /**
+   * @param nanoTime the clock of the control steps (tests drive it)
+   */
   public LaneRateController(
       List<Lane> lanes,
       Settings settings,
@@ -153,7 +175,8 @@ public final class LaneRateController implements AutoCloseable {
     long now = nanoTime.getAsLong();
     for (Lane lane : lanes) {
       String key = lane.taskQueue(); // the ledger's key for the lane
-      // the lease outlives a few missed checks (a GC pause) but hands the lane over soon after a leader dies
+      // the lease outlives a few missed checks (a GC pause) but hands the lane over soon after a
+      // leader dies
       Duration lease = settings.checkEvery().multipliedBy(5);
       LaneLedger.LaneStats stats = ledger.stats(key, settings.window());
       if (stats.calls() > 0) {
@@ -165,21 +188,33 @@ public final class LaneRateController implements AutoCloseable {
         continue;
       }
       // a new leader does not know when the last raise was: it waits an interval before raising
-      leadingSince.computeIfAbsent(lane.name(), n -> {
-        lastChange.put(n, now);
-        return now;
-      });
+      leadingSince.computeIfAbsent(
+          lane.name(),
+          n -> {
+            lastChange.put(n, now);
+            return now;
+          });
       double rate = ledger.rate(key, lane.configuredRate());
-      Duration seen = trafficSince.containsKey(lane.name()) ? elapsed(trafficSince.get(lane.name()), now) : Duration.ZERO;
+      Duration seen =
+          trafficSince.containsKey(lane.name())
+              ? elapsed(trafficSince.get(lane.name()), now)
+              : Duration.ZERO;
       History history =
-          new History(seen, elapsed(lastDecrease.get(lane.name()), now),
+          new History(
+              seen,
+              elapsed(lastDecrease.get(lane.name()), now),
               elapsed(lastChange.get(lane.name()), now));
       double next = decide(rate, lane.configuredRate(), stats, settings, history);
       if (next != rate || !applied.containsKey(lane.name())) {
         String reason =
-            String.format("success %.1f%%, mean latency %.0f ms over %d calls in %s",
-                100 * stats.successRate(), stats.meanLatencyMillis(), stats.calls(), settings.window());
-        applier.apply(lane.taskQueue(), LaneRates.serverLimit(next), reason); // why the headroom: LaneRates
+            String.format(
+                "success %.1f%%, mean latency %.0f ms over %d calls in %s",
+                100 * stats.successRate(),
+                stats.meanLatencyMillis(),
+                stats.calls(),
+                settings.window());
+        applier.apply(
+            lane.taskQueue(), LaneRates.serverLimit(next), reason); // why the headroom: LaneRates
         ledger.setRate(key, next);
         applied.put(lane.name(), true);
         if (next != rate) {
@@ -188,8 +223,11 @@ public final class LaneRateController implements AutoCloseable {
           if (next < rate) {
             lastDecrease.put(lane.name(), now);
           }
-          Counter.builder("cs_lane_rate_changes_total").tag("lane", lane.name()).tag("direction", direction)
-              .register(meters).increment();
+          Counter.builder("cs_lane_rate_changes_total")
+              .tag("lane", lane.name())
+              .tag("direction", direction)
+              .register(meters)
+              .increment();
           if (next < rate) {
             log.warn("lane {}: rate {} -> {} calls/s ({})", lane.name(), rate, next, reason);
           } else {
@@ -209,10 +247,13 @@ public final class LaneRateController implements AutoCloseable {
    * The control rule (pure, for tests): the lane's next rate.
    *
    * <ul>
-   *   <li>within two windows of the first calls this instance saw: unchanged (except a configured rate lowered below it);
-   *   <li>unhealthy (at least {@code minCalls} calls in the window, success below the minimum or mean latency above
-   *       the maximum): halved, not below {@code minRate}, unless it was halved less than a window ago;
-   *   <li>healthy and below the configured rate: raised by {@code stepUp} x configured, at most once per interval;
+   *   <li>within two windows of the first calls this instance saw: unchanged (except a configured
+   *       rate lowered below it);
+   *   <li>unhealthy (at least {@code minCalls} calls in the window, success below the minimum or
+   *       mean latency above the maximum): halved, not below {@code minRate}, unless it was halved
+   *       less than a window ago;
+   *   <li>healthy and below the configured rate: raised by {@code stepUp} x configured, at most
+   *       once per interval;
    *   <li>never above the configured rate.
    * </ul>
    */
@@ -229,10 +270,12 @@ public final class LaneRateController implements AutoCloseable {
             && (stats.successRate() < s.minSuccessRate()
                 || stats.meanLatencyMillis() > s.maxMeanLatency().toMillis());
     if (unhealthy) {
-      boolean settled = history.sinceDecrease() == null || history.sinceDecrease().compareTo(s.window()) >= 0;
+      boolean settled =
+          history.sinceDecrease() == null || history.sinceDecrease().compareTo(s.window()) >= 0;
       return settled ? Math.max(s.minRate(), round(rate / 2)) : rate;
     }
-    boolean due = history.sinceChange() == null || history.sinceChange().compareTo(s.interval()) >= 0;
+    boolean due =
+        history.sinceChange() == null || history.sinceChange().compareTo(s.interval()) >= 0;
     if (rate < configured && due) {
       return Math.min(configured, round(rate + s.stepUp() * configured));
     }

@@ -1,16 +1,18 @@
 package dev.questionflow.activities.lane;
 
 /**
- * What rate each side of a lane gets, in one place. A lane's configured rate ({@code cs.lanes.<model>.rate}, or the
- * adaptive controller's current one) is the model's quota in calls per second:
+ * What rate each side of a lane gets, in one place. A lane's configured rate ({@code
+ * cs.lanes.<model>.rate}, or the adaptive controller's current one) is the model's quota in calls
+ * per second:
  *
  * <ul>
- *   <li>the {@link LaneThrottle} in front of the model spaces the calls at the quota itself (a little under it,
- *       {@code BucketLaneThrottle.SPACING_MARGIN}, with a hard per-second cap), so the provider never sees more;
- *   <li>the Temporal server's task-queue rate limit gets {@link #SERVER_HEADROOM} times the quota: its token bucket
- *       dispatches in bursts and its matcher adds latency, so at exactly the quota a backlog would be served below
- *       it. The server's limit decides who goes next (priority) and holds the backlog; the throttle keeps the
- *       quota.
+ *   <li>the {@link LaneThrottle} in front of the model spaces the calls at the quota itself (a
+ *       little under it, {@code BucketLaneThrottle.SPACING_MARGIN}, with a hard per-second cap), so
+ *       the provider never sees more;
+ *   <li>the Temporal server's task-queue rate limit gets {@link #SERVER_HEADROOM} times the quota:
+ *       its token bucket dispatches in bursts and its matcher adds latency, so at exactly the quota
+ *       a backlog would be served below it. The server's limit decides who goes next (priority) and
+ *       holds the backlog; the throttle keeps the quota.
  * </ul>
  */
 public final class LaneRates {

@@ -1,7 +1,7 @@
 package dev.questionflow.activities.lane;
 
-import io.github.bucket4j.Bucket;
 import io.github.bucket4j.BlockingStrategy;
+import io.github.bucket4j.Bucket;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.ConsumptionProbe;
 import io.github.bucket4j.TimeMeter;
@@ -12,9 +12,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Bucket4j local buckets in this process, at most {@code maxKeys} of them (least recently used dropped: a dropped
- * bucket comes back full, which only favours the caller). Used when Redis is not configured and, per request, when
- * Redis fails.
+ * Bucket4j local buckets in this process, at most {@code maxKeys} of them (least recently used
+ * dropped: a dropped bucket comes back full, which only favours the caller). Used when Redis is not
+ * configured and, per request, when Redis fails.
  */
 public final class LocalBuckets implements BucketStore {
 
@@ -47,7 +47,8 @@ public final class LocalBuckets implements BucketStore {
   }
 
   @Override
-  public void consumeBlocking(String key, BucketConfiguration configuration, BlockingStrategy sleeper)
+  public void consumeBlocking(
+      String key, BucketConfiguration configuration, BlockingStrategy sleeper)
       throws InterruptedException {
     bucket(key, configuration).asBlocking().consume(1, sleeper);
   }

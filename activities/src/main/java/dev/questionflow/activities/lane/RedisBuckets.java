@@ -19,14 +19,16 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Buckets in Redis through Bucket4j's Lettuce proxy manager (compare-and-swap Lua scripts, so every instance sees
- * one bucket per key). Owns one dedicated connection with the String/byte[] codec Bucket4j needs, opened in the
- * background: a request never waits for a connect, and while there is no connection {@link #tryConsume} throws
- * (the limiter then uses its local buckets). Keys expire once their bucket would be full again.
+ * Buckets in Redis through Bucket4j's Lettuce proxy manager (compare-and-swap Lua scripts, so every
+ * instance sees one bucket per key). Owns one dedicated connection with the String/byte[] codec
+ * Bucket4j needs, opened in the background: a request never waits for a connect, and while there is
+ * no connection {@link #tryConsume} throws (the limiter then uses its local buckets). Keys expire
+ * once their bucket would be full again.
  */
 public final class RedisBuckets implements BucketStore, AutoCloseable {
 
-  private static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
+  private static final RedisCodec<String, byte[]> CODEC =
+      RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
 
   private final RedisClient client;
   private final RedisURI uri;
@@ -38,8 +40,10 @@ public final class RedisBuckets implements BucketStore, AutoCloseable {
   private volatile boolean closed;
 
   /**
-   * @param client the app's Lettuce client (shared event loops); this store opens its own connection on it
-   * @param clock Bucket4j's client clock: wall-clock based, so that all instances agree on refill times
+   * @param client the app's Lettuce client (shared event loops); this store opens its own
+   *     connection on it
+   * @param clock Bucket4j's client clock: wall-clock based, so that all instances agree on refill
+   *     times
    */
   public RedisBuckets(RedisClient client, RedisURI uri, Duration requestTimeout, TimeMeter clock) {
     this.client = client;
@@ -83,7 +87,8 @@ public final class RedisBuckets implements BucketStore, AutoCloseable {
     return current != null && current.isOpen();
   }
 
-  private synchronized StatefulRedisConnection<String, byte[]> connected(StatefulRedisConnection<String, byte[]> c) {
+  private synchronized StatefulRedisConnection<String, byte[]> connected(
+      StatefulRedisConnection<String, byte[]> c) {
     if (closed) {
       c.closeAsync();
       throw new IllegalStateException("closed");
@@ -92,13 +97,18 @@ public final class RedisBuckets implements BucketStore, AutoCloseable {
         Bucket4jLettuce.casBasedBuilder(c)
             .requestTimeout(requestTimeout)
             .clientClock(clock)
-            .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(10)))
+            .expirationAfterWrite(
+                ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(
+                    Duration.ofSeconds(10)))
             .build();
     this.connection = c;
     return c;
   }
 
-  /** After a failure: a connection that was closed (not merely reconnecting) is dropped, so the next try reopens it. */
+  /**
+   * After a failure: a connection that was closed (not merely reconnecting) is dropped, so the next
+   * try reopens it.
+   */
   public synchronized void failed() {
     StatefulRedisConnection<String, byte[]> current = connection;
     if (current != null && !current.isOpen()) {
@@ -127,14 +137,17 @@ public final class RedisBuckets implements BucketStore, AutoCloseable {
   }
 
   @Override
-  public void consumeBlocking(String key, BucketConfiguration configuration, BlockingStrategy sleeper)
+  public void consumeBlocking(
+      String key, BucketConfiguration configuration, BlockingStrategy sleeper)
       throws InterruptedException {
     proxies().builder().build(key, () -> configuration).asBlocking().consume(1, sleeper);
   }
 
   @Override
   public void replaceConfiguration(String key, BucketConfiguration configuration) {
-    proxies().builder().build(key, () -> configuration)
+    proxies()
+        .builder()
+        .build(key, () -> configuration)
         .replaceConfiguration(configuration, TokensInheritanceStrategy.AS_IS);
   }
 
@@ -150,9 +163,11 @@ public final class RedisBuckets implements BucketStore, AutoCloseable {
       values[i] = args[i].getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
     try {
-      Long result = current.async()
-          .<Long>eval(script, io.lettuce.core.ScriptOutputType.INTEGER, keys, values)
-          .get(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
+      Long result =
+          current
+              .async()
+              .<Long>eval(script, io.lettuce.core.ScriptOutputType.INTEGER, keys, values)
+              .get(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
       return result == null ? 0 : result;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -13,18 +13,23 @@ import java.util.function.Supplier;
  * The lanes' ledger in Redis, shared by every instance. Keys per lane {@code L}:
  *
  * <ul>
- *   <li>{@code cs:lane:L:waiting} sorted set, member = workflow ID, score = priority key x 10^12 + arrival number
- *       ({@code cs:lane:L:seq}): the server's dispatch order, so a member's rank is the number of questions ahead;
- *   <li>{@code cs:lane:L:enqueued} sorted set, score = entry time: entries older than {@code staleAfter} (a question
- *       that died while waiting) are dropped on the next entry so they cannot inflate positions;
- *   <li>{@code cs:lane:L:started} sorted set, score = start time: questions whose call started, kept for
- *       {@code staleAfter}, so an entry that arrives after its call started (the entry and the call are scheduled
- *       together) is not counted as waiting;
- *   <li>{@code cs:lane:L:stats:<epoch second>} hash {@code calls, ok, latency} (expires after 2 windows);
- *   <li>{@code cs:lane:L:rate} the current (adaptive) rate; {@code cs:lane:L:controller} the controller's lease.
+ *   <li>{@code cs:lane:L:waiting} sorted set, member = workflow ID, score = priority key x 10^12 +
+ *       arrival number ({@code cs:lane:L:seq}): the server's dispatch order, so a member's rank is
+ *       the number of questions ahead;
+ *   <li>{@code cs:lane:L:enqueued} sorted set, score = entry time: entries older than {@code
+ *       staleAfter} (a question that died while waiting) are dropped on the next entry so they
+ *       cannot inflate positions;
+ *   <li>{@code cs:lane:L:started} sorted set, score = start time: questions whose call started,
+ *       kept for {@code staleAfter}, so an entry that arrives after its call started (the entry and
+ *       the call are scheduled together) is not counted as waiting;
+ *   <li>{@code cs:lane:L:stats:<epoch second>} hash {@code calls, ok, latency} (expires after 2
+ *       windows);
+ *   <li>{@code cs:lane:L:rate} the current (adaptive) rate; {@code cs:lane:L:controller} the
+ *       controller's lease.
  * </ul>
  *
- * Entering is one Lua script (atomic, idempotent per workflow ID); the stats of a window are summed by one script.
+ * Entering is one Lua script (atomic, idempotent per workflow ID); the stats of a window are summed
+ * by one script.
  */
 public final class RedisLaneLedger implements LaneLedger {
 
@@ -86,18 +91,24 @@ public final class RedisLaneLedger implements LaneLedger {
       return 0
       """;
 
-  /** The shared connection's commands, asked for at each use (see LazyRedis: it may not be connected yet). */
+  /**
+   * The shared connection's commands, asked for at each use (see LazyRedis: it may not be connected
+   * yet).
+   */
   private final Supplier<RedisCommands<String, String>> redis;
+
   private final Clock clock;
   private final Duration staleAfter;
 
-  public RedisLaneLedger(Supplier<RedisCommands<String, String>> redis, Clock clock, Duration staleAfter) {
+  public RedisLaneLedger(
+      Supplier<RedisCommands<String, String>> redis, Clock clock, Duration staleAfter) {
     this.redis = redis;
     this.clock = clock;
     this.staleAfter = staleAfter;
   }
 
-  public RedisLaneLedger(StatefulRedisConnection<String, String> connection, Clock clock, Duration staleAfter) {
+  public RedisLaneLedger(
+      StatefulRedisConnection<String, String> connection, Clock clock, Duration staleAfter) {
     this(connection::sync, clock, staleAfter);
   }
 
@@ -112,14 +123,21 @@ public final class RedisLaneLedger implements LaneLedger {
   @Override
   public long enter(String lane, String workflowId, int priorityKey) {
     Long rank =
-        redis.get().eval(
-            ENTER,
-            ScriptOutputType.INTEGER,
-            new String[] {key(lane, "waiting"), key(lane, "seq"), key(lane, "enqueued"), key(lane, "started")},
-            workflowId,
-            Integer.toString(priorityKey),
-            Long.toString(clock.millis()),
-            Long.toString(staleAfter.toMillis()));
+        redis
+            .get()
+            .eval(
+                ENTER,
+                ScriptOutputType.INTEGER,
+                new String[] {
+                  key(lane, "waiting"),
+                  key(lane, "seq"),
+                  key(lane, "enqueued"),
+                  key(lane, "started")
+                },
+                workflowId,
+                Integer.toString(priorityKey),
+                Long.toString(clock.millis()),
+                Long.toString(staleAfter.toMillis()));
     return rank == null ? -1 : rank;
   }
 
@@ -131,12 +149,14 @@ public final class RedisLaneLedger implements LaneLedger {
 
   @Override
   public void started(String lane, String workflowId) {
-    redis.get().eval(
-        STARTED,
-        ScriptOutputType.STATUS,
-        new String[] {key(lane, "waiting"), key(lane, "enqueued"), key(lane, "started")},
-        workflowId,
-        Long.toString(clock.millis()));
+    redis
+        .get()
+        .eval(
+            STARTED,
+            ScriptOutputType.STATUS,
+            new String[] {key(lane, "waiting"), key(lane, "enqueued"), key(lane, "started")},
+            workflowId,
+            Long.toString(clock.millis()));
   }
 
   @Override
@@ -153,7 +173,8 @@ public final class RedisLaneLedger implements LaneLedger {
   @Override
   public LaneStats stats(String lane, Duration window) {
     // the window ends with the current second
-    String[] keys = statsKeys(lane, clock.millis() / 1000 - window.toSeconds() + 1, (int) window.toSeconds());
+    String[] keys =
+        statsKeys(lane, clock.millis() / 1000 - window.toSeconds() + 1, (int) window.toSeconds());
     List<Long> sums = redis.get().eval(STATS, ScriptOutputType.MULTI, keys);
     long calls = sums.get(0);
     return new LaneStats(calls, sums.get(1), calls == 0 ? 0 : (double) sums.get(2) / calls);
@@ -167,7 +188,10 @@ public final class RedisLaneLedger implements LaneLedger {
     return counts.stream().mapToLong(Long::longValue).toArray();
   }
 
-  /** The per-second stats buckets of {@code count} seconds from {@code firstSecond} (epoch seconds), oldest first. */
+  /**
+   * The per-second stats buckets of {@code count} seconds from {@code firstSecond} (epoch seconds),
+   * oldest first.
+   */
   private static String[] statsKeys(String lane, long firstSecond, int count) {
     String[] keys = new String[count];
     for (int i = 0; i < count; i++) {
@@ -184,15 +208,25 @@ public final class RedisLaneLedger implements LaneLedger {
 
   @Override
   public void setRate(String lane, double callsPerSecond) {
-    redis.get().set(key(lane, "rate"), Double.toString(callsPerSecond), SetArgs.Builder.ex(Duration.ofDays(1)));
+    redis
+        .get()
+        .set(
+            key(lane, "rate"),
+            Double.toString(callsPerSecond),
+            SetArgs.Builder.ex(Duration.ofDays(1)));
   }
 
   @Override
   public boolean lead(String lane, String owner, Duration ttl) {
     Long held =
-        redis.get().eval(
-            LEAD, ScriptOutputType.INTEGER, new String[] {key(lane, "controller")}, owner,
-            Long.toString(ttl.toMillis()));
+        redis
+            .get()
+            .eval(
+                LEAD,
+                ScriptOutputType.INTEGER,
+                new String[] {key(lane, "controller")},
+                owner,
+                Long.toString(ttl.toMillis()));
     return held != null && held == 1;
   }
 

@@ -13,11 +13,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one Lettuce client and connection of every Redis store, opened at first use instead of at start-up, so the
- * service starts, and answers at the lower levels, while Redis is down. Every command is bounded by the client's
- * timeout and rejected at once while disconnected (instead of queued without bound); once connected, Lettuce
- * reconnects by itself. Lettuce has no lazy connection of its own: a failed first connect is tried again at a later
- * use, at most once per {@code retryInterval}.
+ * The one Lettuce client and connection of every Redis store, opened at first use instead of at
+ * start-up, so the service starts, and answers at the lower levels, while Redis is down. Every
+ * command is bounded by the client's timeout and rejected at once while disconnected (instead of
+ * queued without bound); once connected, Lettuce reconnects by itself. Lettuce has no lazy
+ * connection of its own: a failed first connect is tried again at a later use, at most once per
+ * {@code retryInterval}.
  */
 public final class LazyRedis implements Supplier<RedisCommands<String, String>>, AutoCloseable {
 
@@ -30,16 +31,19 @@ public final class LazyRedis implements Supplier<RedisCommands<String, String>>,
   private long nextAttemptNanos = System.nanoTime();
   private RuntimeException lastFailure;
 
-  /** @param commandTimeout each command's limit, and the connect timeout */
+  /**
+   * @param commandTimeout each command's limit, and the connect timeout
+   */
   public LazyRedis(String url, Duration commandTimeout, Duration retryInterval) {
     this.uri = RedisURI.create(url);
     this.uri.setTimeout(commandTimeout);
     this.client = RedisClient.create();
-    this.client.setOptions(ClientOptions.builder()
-        .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
-        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-        .autoReconnect(true)
-        .build());
+    this.client.setOptions(
+        ClientOptions.builder()
+            .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+            .autoReconnect(true)
+            .build());
     this.retryInterval = retryInterval;
   }
 
@@ -52,7 +56,10 @@ public final class LazyRedis implements Supplier<RedisCommands<String, String>>,
     return uri;
   }
 
-  /** The commands of the shared connection; throws (a RedisException) when Redis cannot be reached now. */
+  /**
+   * The commands of the shared connection; throws (a RedisException) when Redis cannot be reached
+   * now.
+   */
   @Override
   public RedisCommands<String, String> get() {
     StatefulRedisConnection<String, String> open = connection;
@@ -69,8 +76,16 @@ public final class LazyRedis implements Supplier<RedisCommands<String, String>>,
       return connection;
     }
     if (System.nanoTime() < nextAttemptNanos) {
-      throw new RedisConnectionException("Redis at " + uri.getHost() + ":" + uri.getPort() + " is not reachable"
-          + " (next try within " + retryInterval + ")", lastFailure);
+      throw new RedisConnectionException(
+          "Redis at "
+              + uri.getHost()
+              + ":"
+              + uri.getPort()
+              + " is not reachable"
+              + " (next try within "
+              + retryInterval
+              + ")",
+          lastFailure);
     }
     try {
       connection = client.connect(uri);
@@ -79,8 +94,11 @@ public final class LazyRedis implements Supplier<RedisCommands<String, String>>,
     } catch (RuntimeException e) {
       lastFailure = e;
       nextAttemptNanos = System.nanoTime() + retryInterval.toNanos();
-      log.warn("Redis at {}:{} is not reachable ({}); the stores use their fallbacks and try again",
-          uri.getHost(), uri.getPort(), e.toString());
+      log.warn(
+          "Redis at {}:{} is not reachable ({}); the stores use their fallbacks and try again",
+          uri.getHost(),
+          uri.getPort(),
+          e.toString());
       throw e;
     }
   }

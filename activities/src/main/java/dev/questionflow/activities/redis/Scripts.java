@@ -12,8 +12,9 @@ public final class Scripts {
 
   public static String sha1(String script) {
     try {
-      return HexFormat.of().formatHex(
-          MessageDigest.getInstance("SHA-1").digest(script.getBytes(StandardCharsets.UTF_8)));
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-1").digest(script.getBytes(StandardCharsets.UTF_8)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-1 is part of every JDK", e);
     }

@@ -3,8 +3,9 @@ package dev.questionflow.activities.resilience;
 import java.util.Arrays;
 
 /**
- * The upstream dependencies that have their own circuit breaker. {@link #id()} is the name used in configuration
- * ({@code cs.resilience.breakers.<id>}), as the breaker name and as the {@code dependency} tag of metrics.
+ * The upstream dependencies that have their own circuit breaker. {@link #id()} is the name used in
+ * configuration ({@code cs.resilience.breakers.<id>}), as the breaker name and as the {@code
+ * dependency} tag of metrics.
  */
 public enum Dependency {
   PRIMARY_MODEL("primary-model"),
@@ -23,17 +24,25 @@ public enum Dependency {
     return id;
   }
 
-  /** @throws IllegalArgumentException for an unknown id (a typo in application.yml fails the start) */
+  /**
+   * @throws IllegalArgumentException for an unknown id (a typo in application.yml fails the start)
+   */
   /**
    * The dependency named {@code id}; dashes and case do not count, because an environment variable
-   * ({@code CS_RESILIENCE_BREAKERS_PRIMARYMODEL_WAITINOPEN}) binds the map key as {@code primarymodel}.
+   * ({@code CS_RESILIENCE_BREAKERS_PRIMARYMODEL_WAITINOPEN}) binds the map key as {@code
+   * primarymodel}.
    */
   public static Dependency fromId(String id) {
     return Arrays.stream(values())
         .filter(d -> d.id.equals(id) || d.id.replace("-", "").equalsIgnoreCase(id))
         .findFirst()
-        .orElseThrow(() -> new IllegalArgumentException(
-            "unknown dependency '" + id + "', expected one of " + Arrays.stream(values()).map(Dependency::id).toList()));
+        .orElseThrow(
+            () ->
+                new IllegalArgumentException(
+                    "unknown dependency '"
+                        + id
+                        + "', expected one of "
+                        + Arrays.stream(values()).map(Dependency::id).toList()));
   }
 
   @Override

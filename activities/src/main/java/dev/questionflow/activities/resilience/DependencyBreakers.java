@@ -17,8 +17,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One resilience4j circuit breaker per {@link Dependency}, built once from our own settings (Spring Boot 4 has no
- * resilience4j starter). Thread-safe; create one per application and share it.
+ * One resilience4j circuit breaker per {@link Dependency}, built once from our own settings (Spring
+ * Boot 4 has no resilience4j starter). Thread-safe; create one per application and share it.
  *
  * <p>Usage from another activity (e.g. the helpdesk webhook or Redis):
  *
@@ -34,12 +34,13 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * or, for full control, {@code breakers.breaker(Dependency.REDIS)} and resilience4j's own API ({@code
- * tryAcquirePermission / onSuccess / onError / releasePermission}).
+ * or, for full control, {@code breakers.breaker(Dependency.REDIS)} and resilience4j's own API
+ * ({@code tryAcquirePermission / onSuccess / onError / releasePermission}).
  *
- * <p>Observability: resilience4j's tagged metrics ({@code resilience4j_circuitbreaker_state{name=...}}, calls, failure
- * rate) and a gauge {@code cs_dependency_health{dependency}} with {@link #healthScore}. Every state transition is
- * logged at WARN.
+ * <p>Observability: resilience4j's tagged metrics ({@code
+ * resilience4j_circuitbreaker_state{name=...}}, calls, failure rate) and a gauge {@code
+ * cs_dependency_health{dependency}} with {@link #healthScore}. Every state transition is logged at
+ * WARN.
  */
 public final class DependencyBreakers {
 
@@ -53,13 +54,17 @@ public final class DependencyBreakers {
   private final Map<Dependency, BreakerSettings> settings = new EnumMap<>(Dependency.class);
 
   /**
-   * @param defaults {@code cs.resilience.defaults}, laid over {@link BreakerSettings#SPEC} (null = SPEC)
-   * @param overrides {@code cs.resilience.breakers}, by {@link Dependency#id()}; each laid over the defaults
+   * @param defaults {@code cs.resilience.defaults}, laid over {@link BreakerSettings#SPEC} (null =
+   *     SPEC)
+   * @param overrides {@code cs.resilience.breakers}, by {@link Dependency#id()}; each laid over the
+   *     defaults
    * @param meters where the breaker metrics and health gauges go (null = not published)
    * @throws IllegalArgumentException for an override of an unknown dependency
    */
-  public DependencyBreakers(BreakerSettings defaults, Map<String, BreakerSettings> overrides, MeterRegistry meters) {
-    BreakerSettings base = defaults == null ? BreakerSettings.SPEC : defaults.orElse(BreakerSettings.SPEC);
+  public DependencyBreakers(
+      BreakerSettings defaults, Map<String, BreakerSettings> overrides, MeterRegistry meters) {
+    BreakerSettings base =
+        defaults == null ? BreakerSettings.SPEC : defaults.orElse(BreakerSettings.SPEC);
     Map<Dependency, BreakerSettings> byDependency = new EnumMap<>(Dependency.class);
     if (overrides != null) {
       overrides.forEach((id, s) -> byDependency.put(Dependency.fromId(id), s));
@@ -70,19 +75,32 @@ public final class DependencyBreakers {
           byDependency.containsKey(dependency) ? byDependency.get(dependency).orElse(base) : base;
       settings.put(dependency, effective);
       CircuitBreaker breaker = registry.circuitBreaker(dependency.id(), effective.toConfig());
-      breaker.getEventPublisher()
-          .onStateTransition(e -> log.warn("circuit breaker {}: {} -> {} (failure rate {}%, {} calls in window)",
-              e.getCircuitBreakerName(), e.getStateTransition().getFromState(), e.getStateTransition().getToState(),
-              breaker.getMetrics().getFailureRate(), breaker.getMetrics().getNumberOfBufferedCalls()));
+      breaker
+          .getEventPublisher()
+          .onStateTransition(
+              e ->
+                  log.warn(
+                      "circuit breaker {}: {} -> {} (failure rate {}%, {} calls in window)",
+                      e.getCircuitBreakerName(),
+                      e.getStateTransition().getFromState(),
+                      e.getStateTransition().getToState(),
+                      breaker.getMetrics().getFailureRate(),
+                      breaker.getMetrics().getNumberOfBufferedCalls()));
       if (Boolean.TRUE.equals(effective.reopenOnHalfOpenFailure())) {
-        // The SPEC closes only after N consecutive successes. resilience4j evaluates the failure rate of the N
-        // trial calls instead; so any failure during HALF_OPEN reopens at once. The error event is published before
-        // the state machine handles the error, so the state seen here is the one the failed call ran in.
-        breaker.getEventPublisher().onError(e -> {
-          if (breaker.getState() == State.HALF_OPEN) {
-            breaker.transitionToOpenState();
-          }
-        });
+        // The SPEC closes only after N consecutive successes. resilience4j evaluates the failure
+        // rate of the N
+        // trial calls instead; so any failure during HALF_OPEN reopens at once. The error event is
+        // published before
+        // the state machine handles the error, so the state seen here is the one the failed call
+        // ran in.
+        breaker
+            .getEventPublisher()
+            .onError(
+                e -> {
+                  if (breaker.getState() == State.HALF_OPEN) {
+                    breaker.transitionToOpenState();
+                  }
+                });
       }
       breakers.put(dependency, breaker);
     }
@@ -91,7 +109,8 @@ public final class DependencyBreakers {
       for (Dependency dependency : Dependency.values()) {
         Gauge.builder(HEALTH_GAUGE, this, b -> b.healthScore(dependency))
             .tag("dependency", dependency.id())
-            .description("1 - failure rate of the dependency's circuit breaker window; 0 while the breaker is open")
+            .description(
+                "1 - failure rate of the dependency's circuit breaker window; 0 while the breaker is open")
             .register(meters);
       }
     }
@@ -102,7 +121,10 @@ public final class DependencyBreakers {
     return new DependencyBreakers(BreakerSettings.SPEC, Map.of(), new SimpleMeterRegistry());
   }
 
-  /** The breaker of one dependency (resilience4j API: executeSupplier, tryAcquirePermission, onError, ...). */
+  /**
+   * The breaker of one dependency (resilience4j API: executeSupplier, tryAcquirePermission,
+   * onError, ...).
+   */
   public CircuitBreaker breaker(Dependency dependency) {
     return breakers.get(dependency);
   }
@@ -117,11 +139,11 @@ public final class DependencyBreakers {
   }
 
   /**
-   * Runs {@code call} through the dependency's breaker: a thrown exception counts as a failure unless it implements
-   * {@link BreakerSettings.NotADependencyFailure}.
+   * Runs {@code call} through the dependency's breaker: a thrown exception counts as a failure
+   * unless it implements {@link BreakerSettings.NotADependencyFailure}.
    *
-   * @throws CallNotPermittedException when the breaker is OPEN (or HALF_OPEN with all trial calls taken); {@code
-   *     call} was not run
+   * @throws CallNotPermittedException when the breaker is OPEN (or HALF_OPEN with all trial calls
+   *     taken); {@code call} was not run
    */
   public <T> T call(Dependency dependency, Supplier<T> call) {
     return breaker(dependency).executeSupplier(call);
@@ -138,9 +160,10 @@ public final class DependencyBreakers {
   }
 
   /**
-   * How healthy the dependency looks, in [0, 1]: {@code 1 - failure rate} of the current window (1 while the window
-   * holds fewer than the minimum number of calls, so a few early failures do not condemn it), 0.5 in HALF_OPEN (being
-   * probed) and 0 while OPEN. The workflow side may use it to enter the ladder lower instead of paying timeouts.
+   * How healthy the dependency looks, in [0, 1]: {@code 1 - failure rate} of the current window (1
+   * while the window holds fewer than the minimum number of calls, so a few early failures do not
+   * condemn it), 0.5 in HALF_OPEN (being probed) and 0 while OPEN. The workflow side may use it to
+   * enter the ladder lower instead of paying timeouts.
    */
   public double healthScore(Dependency dependency) {
     CircuitBreaker breaker = breaker(dependency);
@@ -167,8 +190,14 @@ public final class DependencyBreakers {
   public Snapshot snapshot(Dependency dependency) {
     CircuitBreaker breaker = breaker(dependency);
     CircuitBreaker.Metrics m = breaker.getMetrics();
-    return new Snapshot(dependency, breaker.getState(), healthScore(dependency), m.getFailureRate(),
-        m.getNumberOfBufferedCalls(), m.getNumberOfFailedCalls(), m.getNumberOfNotPermittedCalls());
+    return new Snapshot(
+        dependency,
+        breaker.getState(),
+        healthScore(dependency),
+        m.getFailureRate(),
+        m.getNumberOfBufferedCalls(),
+        m.getNumberOfFailedCalls(),
+        m.getNumberOfNotPermittedCalls());
   }
 
   /** Snapshots of all breakers, in {@link Dependency} order. */

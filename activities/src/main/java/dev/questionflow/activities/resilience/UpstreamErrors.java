@@ -14,8 +14,9 @@ import java.util.Locale;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Counts failed calls to upstream dependencies by kind: Micrometer counter {@code cs.upstream.errors} (Prometheus:
- * {@code cs_upstream_errors_total{dependency, kind}}). Thread-safe.
+ * Counts failed calls to upstream dependencies by kind: Micrometer counter {@code
+ * cs.upstream.errors} (Prometheus: {@code cs_upstream_errors_total{dependency, kind}}).
+ * Thread-safe.
  *
  * <pre>{@code
  * errors.record(Dependency.REDIS, UpstreamErrors.Kind.TIMEOUT);   // when the kind is known
@@ -80,22 +81,28 @@ public final class UpstreamErrors {
   }
 
   /**
-   * Transport-level classification for any client (HTTP, Redis, ...), looking through the cause chain: breaker open,
-   * timeouts (JDK, socket, and any exception whose class name contains "Timeout", e.g. Lettuce's
-   * RedisCommandTimeoutException), connection failures, else {@link Kind#OTHER}. HTTP status codes are the caller's
-   * to map (only the caller knows its client's exception types).
+   * Transport-level classification for any client (HTTP, Redis, ...), looking through the cause
+   * chain: breaker open, timeouts (JDK, socket, and any exception whose class name contains
+   * "Timeout", e.g. Lettuce's RedisCommandTimeoutException), connection failures, else {@link
+   * Kind#OTHER}. HTTP status codes are the caller's to map (only the caller knows its client's
+   * exception types).
    */
   public static Kind classify(Throwable failure) {
     for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
       if (t instanceof CallNotPermittedException) {
         return Kind.CIRCUIT_OPEN;
       }
-      if (t instanceof HttpTimeoutException || t instanceof SocketTimeoutException || t instanceof TimeoutException
+      if (t instanceof HttpTimeoutException
+          || t instanceof SocketTimeoutException
+          || t instanceof TimeoutException
           || t.getClass().getSimpleName().contains("Timeout")) {
         return Kind.TIMEOUT;
       }
-      if (t instanceof ConnectException || t instanceof NoRouteToHostException || t instanceof UnknownHostException
-          || t instanceof UnresolvedAddressException || t.getClass().getSimpleName().contains("ConnectionException")) {
+      if (t instanceof ConnectException
+          || t instanceof NoRouteToHostException
+          || t instanceof UnknownHostException
+          || t instanceof UnresolvedAddressException
+          || t.getClass().getSimpleName().contains("ConnectionException")) {
         return Kind.UNREACHABLE;
       }
     }

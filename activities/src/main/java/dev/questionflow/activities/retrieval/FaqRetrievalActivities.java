@@ -28,18 +28,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Retrieval over the FAQ pack, degrading in three steps, each with its own time limit so a fallback can never hang:
+ * Retrieval over the FAQ pack, degrading in three steps, each with its own time limit so a fallback
+ * can never hang:
  *
  * <ol>
- *   <li>the semantic matcher (L3, embedding model + Lucene), guarded by the {@link Dependency#EMBEDDING} circuit
- *       breaker (open = skipped at once) and the semantic timeout;
- *   <li>the keyword matcher (L4, Lucene BM25, no model) with the short keyword timeout; its abstention is an answer;
- *   <li>the {@link HotEntryCache} of entries the matchers answered recently, in memory (cannot hang).
+ *   <li>the semantic matcher (L3, embedding model + Lucene), guarded by the {@link
+ *       Dependency#EMBEDDING} circuit breaker (open = skipped at once) and the semantic timeout;
+ *   <li>the keyword matcher (L4, Lucene BM25, no model) with the short keyword timeout; its
+ *       abstention is an answer;
+ *   <li>the {@link HotEntryCache} of entries the matchers answered recently, in memory (cannot
+ *       hang).
  * </ol>
  *
- * {@link RetrievalResult#method()} says which one answered. When all three fail (keyword failed and the cache has
- * nothing), a retryable {@value #UNAVAILABLE} failure lets Temporal try once more before the workflow continues
- * without knowledge. Abstains (best = null) when no entry matches confidently.
+ * {@link RetrievalResult#method()} says which one answered. When all three fail (keyword failed and
+ * the cache has nothing), a retryable {@value #UNAVAILABLE} failure lets Temporal try once more
+ * before the workflow continues without knowledge. Abstains (best = null) when no entry matches
+ * confidently.
  */
 public class FaqRetrievalActivities implements RetrievalActivities, AutoCloseable {
 
@@ -49,12 +53,13 @@ public class FaqRetrievalActivities implements RetrievalActivities, AutoCloseabl
   private static final Logger log = LoggerFactory.getLogger(FaqRetrievalActivities.class);
 
   /**
-   * @param semantic time limit of the semantic matcher; must leave room for the keyword fallback inside the stage's
-   *     start-to-close timeout (1.5 s)
+   * @param semantic time limit of the semantic matcher; must leave room for the keyword fallback
+   *     inside the stage's start-to-close timeout (1.5 s)
    * @param keyword time limit of the keyword matcher (SPEC: fallbacks about 200 ms)
    */
   public record Timeouts(Duration semantic, Duration keyword) {
-    public static final Timeouts DEFAULT = new Timeouts(Duration.ofMillis(1000), Duration.ofMillis(200));
+    public static final Timeouts DEFAULT =
+        new Timeouts(Duration.ofMillis(1000), Duration.ofMillis(200));
   }
 
   private final FaqMatcher semantic;
@@ -65,13 +70,22 @@ public class FaqRetrievalActivities implements RetrievalActivities, AutoCloseabl
   private final UpstreamErrors errors;
   private final ThreadPoolExecutor executor;
 
-  /** @param semantic null when the embedding model is disabled or could not load */
+  /**
+   * @param semantic null when the embedding model is disabled or could not load
+   */
   public FaqRetrievalActivities(FaqMatcher semantic, FaqMatcher keyword) {
-    this(semantic, keyword, Timeouts.DEFAULT, new HotEntryCache(1000, 100), DependencyBreakers.withSpecDefaults(),
+    this(
+        semantic,
+        keyword,
+        Timeouts.DEFAULT,
+        new HotEntryCache(1000, 100),
+        DependencyBreakers.withSpecDefaults(),
         new UpstreamErrors(new SimpleMeterRegistry()));
   }
 
-  /** @param semantic null when the embedding model is disabled or could not load */
+  /**
+   * @param semantic null when the embedding model is disabled or could not load
+   */
   public FaqRetrievalActivities(
       FaqMatcher semantic,
       FaqMatcher keyword,
@@ -86,12 +100,20 @@ public class FaqRetrievalActivities implements RetrievalActivities, AutoCloseabl
     this.breakers = breakers;
     this.errors = errors;
     AtomicInteger threads = new AtomicInteger();
-    // bounded: a hanging matcher can hold at most 32 threads; beyond that a call is rejected and counts as failed
-    this.executor = new ThreadPoolExecutor(0, 32, 60, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
-      Thread t = new Thread(r, "faq-retrieval-" + threads.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
+    // bounded: a hanging matcher can hold at most 32 threads; beyond that a call is rejected and
+    // counts as failed
+    this.executor =
+        new ThreadPoolExecutor(
+            0,
+            32,
+            60,
+            TimeUnit.SECONDS,
+            new SynchronousQueue<>(),
+            r -> {
+              Thread t = new Thread(r, "faq-retrieval-" + threads.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   @Override
@@ -109,9 +131,13 @@ public class FaqRetrievalActivities implements RetrievalActivities, AutoCloseabl
     } catch (Exception e) {
       log.warn("keyword matcher failed ({}), trying the hot-entry cache", describe(e));
     }
-    return hotCache.lookup(request.text(), request.topK())
-        .orElseThrow(() -> ApplicationFailure.newFailure(
-            "semantic and keyword retrieval failed and the hot-entry cache has no match", UNAVAILABLE));
+    return hotCache
+        .lookup(request.text(), request.topK())
+        .orElseThrow(
+            () ->
+                ApplicationFailure.newFailure(
+                    "semantic and keyword retrieval failed and the hot-entry cache has no match",
+                    UNAVAILABLE));
   }
 
   /** The semantic result, or null to fall back to the keyword matcher. */
@@ -131,7 +157,9 @@ public class FaqRetrievalActivities implements RetrievalActivities, AutoCloseabl
     } catch (Exception e) {
       Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
       breaker.onError(System.nanoTime() - started, TimeUnit.NANOSECONDS, cause);
-      errors.record(Dependency.EMBEDDING, e instanceof TimeoutException ? Kind.TIMEOUT : UpstreamErrors.classify(cause));
+      errors.record(
+          Dependency.EMBEDDING,
+          e instanceof TimeoutException ? Kind.TIMEOUT : UpstreamErrors.classify(cause));
       log.warn("semantic matcher failed ({}), answering from the keyword matcher", describe(e));
       return null;
     }
@@ -165,13 +193,17 @@ public class FaqRetrievalActivities implements RetrievalActivities, AutoCloseabl
   }
 
   private static RetrievalResult retrieve(FaqMatcher matcher, RetrievalRequest request) {
-    List<FaqHit> hits = matcher.search(request.text(), request.topK()).stream().map(FaqRetrievalActivities::hit).toList();
+    List<FaqHit> hits =
+        matcher.search(request.text(), request.topK()).stream()
+            .map(FaqRetrievalActivities::hit)
+            .toList();
     FaqHit best = matcher.best(request.text()).map(FaqRetrievalActivities::hit).orElse(null);
     return new RetrievalResult(hits, best, matcher.level());
   }
 
   private static FaqHit hit(FaqMatch match) {
-    return new FaqHit(match.faqId(), match.entry().question(), match.entry().answer(), match.score());
+    return new FaqHit(
+        match.faqId(), match.entry().question(), match.entry().answer(), match.score());
   }
 
   @Override

@@ -16,17 +16,19 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The last retrieval fallback (SPEC: "vector retrieval -> keyword retrieval -> a local cache of the hottest entries"):
- * an in-memory, bounded record of what the real matchers answered recently, used only when both matchers failed.
- * It needs no index, no model and no I/O, so it cannot hang.
+ * The last retrieval fallback (SPEC: "vector retrieval -> keyword retrieval -> a local cache of the
+ * hottest entries"): an in-memory, bounded record of what the real matchers answered recently, used
+ * only when both matchers failed. It needs no index, no model and no I/O, so it cannot hang.
  *
  * <ul>
- *   <li>recent questions: the last {@code maxQuestions} normalised question texts with their confident match (LRU);
- *       an exact repeat (very common: "where is my card") gets the same answer;
- *   <li>hot entries: the {@code maxEntries} most frequently matched FAQ entries, each with the words of its standard
- *       question and of (a bounded number of) questions that matched it; a new question matches a hot entry when most
- *       of its content words are among them (at least {@value #MIN_SHARED_WORDS} shared words and
- *       {@value #MIN_COVERAGE} of the question's words), else the cache abstains.
+ *   <li>recent questions: the last {@code maxQuestions} normalised question texts with their
+ *       confident match (LRU); an exact repeat (very common: "where is my card") gets the same
+ *       answer;
+ *   <li>hot entries: the {@code maxEntries} most frequently matched FAQ entries, each with the
+ *       words of its standard question and of (a bounded number of) questions that matched it; a
+ *       new question matches a hot entry when most of its content words are among them (at least
+ *       {@value #MIN_SHARED_WORDS} shared words and {@value #MIN_COVERAGE} of the question's
+ *       words), else the cache abstains.
  * </ul>
  *
  * Thread-safe (synchronized: every operation is a few map look-ups over small bounded maps).
@@ -36,10 +38,12 @@ public final class HotEntryCache {
   static final int MIN_SHARED_WORDS = 2;
   static final double MIN_COVERAGE = 0.6;
   private static final int MAX_WORDS_PER_ENTRY = 200;
-  private static final Set<String> STOP_WORDS = Set.of(
-      "the", "and", "you", "your", "have", "has", "had", "not", "for", "with", "what", "how", "can", "are", "was",
-      "were", "this", "that", "still", "does", "did", "why", "when", "where", "will", "from", "there", "been", "into",
-      "just", "about", "would", "could", "should", "please", "need", "want", "get", "got", "yet", "any", "our", "its");
+  private static final Set<String> STOP_WORDS =
+      Set.of(
+          "the", "and", "you", "your", "have", "has", "had", "not", "for", "with", "what", "how",
+          "can", "are", "was", "were", "this", "that", "still", "does", "did", "why", "when",
+          "where", "will", "from", "there", "been", "into", "just", "about", "would", "could",
+          "should", "please", "need", "want", "get", "got", "yet", "any", "our", "its");
 
   private record Recent(FaqHit best, List<FaqHit> hits) {}
 
@@ -60,12 +64,13 @@ public final class HotEntryCache {
     }
     this.maxQuestions = maxQuestions;
     this.maxEntries = maxEntries;
-    this.recent = new LinkedHashMap<>(16, 0.75f, true) {
-      @Override
-      protected boolean removeEldestEntry(Map.Entry<String, Recent> eldest) {
-        return size() > HotEntryCache.this.maxQuestions;
-      }
-    };
+    this.recent =
+        new LinkedHashMap<>(16, 0.75f, true) {
+          @Override
+          protected boolean removeEldestEntry(Map.Entry<String, Recent> eldest) {
+            return size() > HotEntryCache.this.maxQuestions;
+          }
+        };
   }
 
   /** Remembers a confident answer of a real matcher (ignored when it abstained). */
@@ -104,13 +109,19 @@ public final class HotEntryCache {
         .ifPresent(hot::remove);
   }
 
-  /** A result with method {@link RetrievalResult#HOT_CACHE}, or empty when the cache has nothing confident. */
+  /**
+   * A result with method {@link RetrievalResult#HOT_CACHE}, or empty when the cache has nothing
+   * confident.
+   */
   public synchronized Optional<RetrievalResult> lookup(String question, int topK) {
     String key = normalise(question == null ? "" : question);
     Recent exact = recent.get(key);
     if (exact != null) {
-      return Optional.of(new RetrievalResult(
-          exact.hits().stream().limit(Math.max(1, topK)).toList(), exact.best(), RetrievalResult.HOT_CACHE));
+      return Optional.of(
+          new RetrievalResult(
+              exact.hits().stream().limit(Math.max(1, topK)).toList(),
+              exact.best(),
+              RetrievalResult.HOT_CACHE));
     }
     Set<String> asked = words(question);
     if (asked.size() < MIN_SHARED_WORDS) {
@@ -129,12 +140,18 @@ public final class HotEntryCache {
         scored.add(new Scored(entry, (double) shared / asked.size(), shared));
       }
     }
-    scored.sort(Comparator.comparingDouble(Scored::coverage).reversed()
-        .thenComparing(Comparator.comparingLong((Scored s) -> s.entry().count).reversed()));
+    scored.sort(
+        Comparator.comparingDouble(Scored::coverage)
+            .reversed()
+            .thenComparing(Comparator.comparingLong((Scored s) -> s.entry().count).reversed()));
     if (scored.isEmpty()) {
       return Optional.empty();
     }
-    List<FaqHit> hits = scored.stream().limit(Math.max(1, topK)).map(s -> withScore(s.entry().hit, s.coverage())).toList();
+    List<FaqHit> hits =
+        scored.stream()
+            .limit(Math.max(1, topK))
+            .map(s -> withScore(s.entry().hit, s.coverage()))
+            .toList();
     Scored top = scored.get(0);
     boolean confident = top.shared() >= MIN_SHARED_WORDS && top.coverage() >= MIN_COVERAGE;
     return confident
@@ -160,7 +177,9 @@ public final class HotEntryCache {
     return n.replaceAll("[^\\p{L}\\p{N}]+", " ").strip();
   }
 
-  /** Content words: Latin-like words of 3+ letters minus stop words; Han text as character bigrams. */
+  /**
+   * Content words: Latin-like words of 3+ letters minus stop words; Han text as character bigrams.
+   */
   static Set<String> words(String text) {
     Set<String> words = new HashSet<>();
     if (text == null) {
@@ -170,7 +189,9 @@ public final class HotEntryCache {
       if (token.isEmpty()) {
         continue;
       }
-      if (token.codePoints().anyMatch(cp -> Character.UnicodeScript.of(cp) == Character.UnicodeScript.HAN)) {
+      if (token
+          .codePoints()
+          .anyMatch(cp -> Character.UnicodeScript.of(cp) == Character.UnicodeScript.HAN)) {
         int[] cps = token.codePoints().toArray();
         if (cps.length == 1) {
           words.add(token);

@@ -14,8 +14,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
- * The zero-install default when REDIS_URL is unset: the same rules as {@link RedisSessionStore}, in process memory.
- * Not durable and not shared: a second instance has its own sessions, and everything is gone when the process stops.
+ * The zero-install default when REDIS_URL is unset: the same rules as {@link RedisSessionStore}, in
+ * process memory. Not durable and not shared: a second instance has its own sessions, and
+ * everything is gone when the process stops.
  */
 public class InMemorySessionStore implements SessionStore {
 
@@ -58,57 +59,63 @@ public class InMemorySessionStore implements SessionStore {
 
   @Override
   public String join(String sessionId, String workflowId) {
-    return write(sessionId, s -> {
-      Instant now = clock.instant();
-      Member known = s.members.get(workflowId);
-      if (known != null) {
-        return known.predecessor;
-      }
-      Instant abandonedBefore = now.minus(limits.ttl());
-      // drop abandoned questions at the head of the line (joined more than ttl ago and never finished)
-      while (!s.line.isEmpty()) {
-        Member head = s.members.get(s.line.get(0));
-        if (head != null && !head.joinedAt.isBefore(abandonedBefore)) {
-          break;
-        }
-        s.members.remove(s.line.remove(0));
-      }
-      // forget finished members whose retry window is over
-      s.members.values().removeIf(m -> m.finished && m.joinedAt.isBefore(abandonedBefore));
-      String predecessor = s.line.isEmpty() ? null : s.line.get(s.line.size() - 1);
-      s.line.add(workflowId);
-      s.members.put(workflowId, new Member(predecessor, now));
-      return predecessor;
-    });
+    return write(
+        sessionId,
+        s -> {
+          Instant now = clock.instant();
+          Member known = s.members.get(workflowId);
+          if (known != null) {
+            return known.predecessor;
+          }
+          Instant abandonedBefore = now.minus(limits.ttl());
+          // drop abandoned questions at the head of the line (joined more than ttl ago and never
+          // finished)
+          while (!s.line.isEmpty()) {
+            Member head = s.members.get(s.line.get(0));
+            if (head != null && !head.joinedAt.isBefore(abandonedBefore)) {
+              break;
+            }
+            s.members.remove(s.line.remove(0));
+          }
+          // forget finished members whose retry window is over
+          s.members.values().removeIf(m -> m.finished && m.joinedAt.isBefore(abandonedBefore));
+          String predecessor = s.line.isEmpty() ? null : s.line.get(s.line.size() - 1);
+          s.line.add(workflowId);
+          s.members.put(workflowId, new Member(predecessor, now));
+          return predecessor;
+        });
   }
 
   @Override
   public String finish(String sessionId, String workflowId, Turn turn) {
-    return write(sessionId, s -> {
-      Member member = s.members.get(workflowId);
-      if (member != null && member.finished) {
-        return member.next;
-      }
-      String next = null;
-      int position = s.line.indexOf(workflowId);
-      if (position >= 0) {
-        next = position + 1 < s.line.size() ? s.line.get(position + 1) : null;
-        s.line.remove(position);
-      }
-      if (turn != null && s.history.stream().noneMatch(t -> workflowId.equals(t.workflowId()))) {
-        s.history.addLast(turn);
-        while (s.history.size() > limits.maxTurns()) {
-          s.history.removeFirst();
-        }
-      }
-      if (member == null) {
-        member = new Member(null, clock.instant());
-        s.members.put(workflowId, member);
-      }
-      member.finished = true;
-      member.next = next;
-      return next;
-    });
+    return write(
+        sessionId,
+        s -> {
+          Member member = s.members.get(workflowId);
+          if (member != null && member.finished) {
+            return member.next;
+          }
+          String next = null;
+          int position = s.line.indexOf(workflowId);
+          if (position >= 0) {
+            next = position + 1 < s.line.size() ? s.line.get(position + 1) : null;
+            s.line.remove(position);
+          }
+          if (turn != null
+              && s.history.stream().noneMatch(t -> workflowId.equals(t.workflowId()))) {
+            s.history.addLast(turn);
+            while (s.history.size() > limits.maxTurns()) {
+              s.history.removeFirst();
+            }
+          }
+          if (member == null) {
+            member = new Member(null, clock.instant());
+            s.members.put(workflowId, member);
+          }
+          member.finished = true;
+          member.next = next;
+          return next;
+        });
   }
 
   @Override
@@ -148,22 +155,27 @@ public class InMemorySessionStore implements SessionStore {
     return s == null || !clock.instant().isBefore(s.expiresAt) ? null : s;
   }
 
-  /** Runs the change atomically on the session (a fresh one when absent or expired) and refreshes its expiry. */
+  /**
+   * Runs the change atomically on the session (a fresh one when absent or expired) and refreshes
+   * its expiry.
+   */
   private String write(String sessionId, Function<Session, String> change) {
     if (writes.incrementAndGet() % SWEEP_EVERY == 0) {
       Instant now = clock.instant();
       sessions.values().removeIf(s -> !now.isBefore(s.expiresAt));
     }
     String[] result = new String[1];
-    sessions.compute(sessionId, (id, s) -> {
-      Instant now = clock.instant();
-      Session session = s == null || !now.isBefore(s.expiresAt) ? new Session() : s;
-      synchronized (session) {
-        result[0] = change.apply(session);
-        session.expiresAt = now.plus(limits.ttl());
-      }
-      return session;
-    });
+    sessions.compute(
+        sessionId,
+        (id, s) -> {
+          Instant now = clock.instant();
+          Session session = s == null || !now.isBefore(s.expiresAt) ? new Session() : s;
+          synchronized (session) {
+            result[0] = change.apply(session);
+            session.expiresAt = now.plus(limits.ttl());
+          }
+          return session;
+        });
     return result[0];
   }
 }

@@ -5,8 +5,8 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
-import io.lettuce.core.RedisNoScriptException;
 import dev.questionflow.activities.redis.Scripts;
+import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -16,34 +16,42 @@ import java.util.List;
 import java.util.function.Supplier;
 
 /**
- * Sessions in Redis, shared by all instances. Keys of session {@code <sid>} (the braces are a Redis Cluster hash
- * tag, so the three keys live in one slot and a script may touch them together):
+ * Sessions in Redis, shared by all instances. Keys of session {@code <sid>} (the braces are a Redis
+ * Cluster hash tag, so the three keys live in one slot and a script may touch them together):
  *
  * <ul>
- *   <li>{@code cs:session:{<sid>}:line} LIST: workflow IDs still to finish, first in line at the head;
- *   <li>{@code cs:session:{<sid>}:members} HASH workflow ID -> JSON {@code {"p": predecessor, "t": joined at (ms),
- *       "d": finished at (ms, once finished), "n": the workflow that was behind it when it finished}}: what makes a
- *       retried join or finish return the same answer as the first;
- *   <li>{@code cs:session:{<sid>}:history} LIST of JSON {@link Turn}s, oldest first, trimmed to the last
- *       {@code max-turns}.
+ *   <li>{@code cs:session:{<sid>}:line} LIST: workflow IDs still to finish, first in line at the
+ *       head;
+ *   <li>{@code cs:session:{<sid>}:members} HASH workflow ID -> JSON {@code {"p": predecessor, "t":
+ *       joined at (ms), "d": finished at (ms, once finished), "n": the workflow that was behind it
+ *       when it finished}}: what makes a retried join or finish return the same answer as the
+ *       first;
+ *   <li>{@code cs:session:{<sid>}:history} LIST of JSON {@link Turn}s, oldest first, trimmed to the
+ *       last {@code max-turns}.
  * </ul>
  *
- * Every join and finish sets the TTL of all three keys to {@code cs.sessions.ttl} (PEXPIRE), so a session is kept
- * that long after its last message and a crashed question's line entry cannot outlive it.
+ * Every join and finish sets the TTL of all three keys to {@code cs.sessions.ttl} (PEXPIRE), so a
+ * session is kept that long after its last message and a crashed question's line entry cannot
+ * outlive it.
  *
- * <p><b>Atomicity:</b> join and finish are each one Lua script (EVALSHA). Redis runs a script to the end before any
- * other command, so "read the tail, append, record the predecessor" cannot interleave with another instance's join
- * or finish: concurrent joins form one strict chain, and the check "already a member?" at the start of the script
- * makes a retry return the recorded predecessor instead of enqueueing twice. (MULTI/WATCH would need a client-side
- * retry loop under contention; a script needs none.) The clock is the caller's ({@code now} is an argument), which
+ * <p><b>Atomicity:</b> join and finish are each one Lua script (EVALSHA). Redis runs a script to
+ * the end before any other command, so "read the tail, append, record the predecessor" cannot
+ * interleave with another instance's join or finish: concurrent joins form one strict chain, and
+ * the check "already a member?" at the start of the script makes a retry return the recorded
+ * predecessor instead of enqueueing twice. (MULTI/WATCH would need a client-side retry loop under
+ * contention; a script needs none.) The clock is the caller's ({@code now} is an argument), which
  * is only used for the abandoned-entry and retry-window checks, both measured in minutes.
  */
 public class RedisSessionStore implements SessionStore {
 
   private static final String KEY_PREFIX = "cs:session:{";
 
-  /** KEYS: line, members, history. ARGV: workflow ID, now (ms), ttl (ms). Returns the predecessor or nil. */
-  static final String JOIN_SCRIPT = """
+  /**
+   * KEYS: line, members, history. ARGV: workflow ID, now (ms), ttl (ms). Returns the predecessor or
+   * nil.
+   */
+  static final String JOIN_SCRIPT =
+      """
       local wf, now, ttl = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
       local function touch()
         for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ttl) end
@@ -78,10 +86,11 @@ public class RedisSessionStore implements SessionStore {
       """;
 
   /**
-   * KEYS: line, members, history. ARGV: workflow ID, now (ms), ttl (ms), max turns, turn JSON ('' = none). Returns
-   * the workflow that was directly behind, or nil.
+   * KEYS: line, members, history. ARGV: workflow ID, now (ms), ttl (ms), max turns, turn JSON ('' =
+   * none). Returns the workflow that was directly behind, or nil.
    */
-  static final String FINISH_SCRIPT = """
+  static final String FINISH_SCRIPT =
+      """
       local wf, now, ttl, maxTurns, turn = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
       local function touch()
         for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ttl) end
@@ -124,8 +133,12 @@ public class RedisSessionStore implements SessionStore {
       return nextWf
       """;
 
-  /** The shared connection's commands, asked for at each use (see LazyRedis: it may not be connected yet). */
+  /**
+   * The shared connection's commands, asked for at each use (see LazyRedis: it may not be connected
+   * yet).
+   */
   private final Supplier<RedisCommands<String, String>> redis;
+
   private final SessionLimits limits;
   private final Clock clock;
   private final String joinSha;
@@ -136,7 +149,8 @@ public class RedisSessionStore implements SessionStore {
           .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
           .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
-  public RedisSessionStore(Supplier<RedisCommands<String, String>> redis, SessionLimits limits, Clock clock) {
+  public RedisSessionStore(
+      Supplier<RedisCommands<String, String>> redis, SessionLimits limits, Clock clock) {
     this.redis = redis;
     this.limits = limits;
     this.clock = clock;
@@ -145,7 +159,8 @@ public class RedisSessionStore implements SessionStore {
     this.finishSha = Scripts.sha1(FINISH_SCRIPT);
   }
 
-  public RedisSessionStore(StatefulRedisConnection<String, String> connection, SessionLimits limits, Clock clock) {
+  public RedisSessionStore(
+      StatefulRedisConnection<String, String> connection, SessionLimits limits, Clock clock) {
     this(connection::sync, limits, clock);
   }
 
@@ -155,20 +170,33 @@ public class RedisSessionStore implements SessionStore {
   }
 
   private static String[] keys(String sessionId) {
-    return new String[] {key(sessionId, "line"), key(sessionId, "members"), key(sessionId, "history")};
+    return new String[] {
+      key(sessionId, "line"), key(sessionId, "members"), key(sessionId, "history")
+    };
   }
 
   @Override
   public String join(String sessionId, String workflowId) {
-    return run(JOIN_SCRIPT, joinSha, keys(sessionId),
-        workflowId, String.valueOf(clock.millis()), String.valueOf(limits.ttl().toMillis()));
+    return run(
+        JOIN_SCRIPT,
+        joinSha,
+        keys(sessionId),
+        workflowId,
+        String.valueOf(clock.millis()),
+        String.valueOf(limits.ttl().toMillis()));
   }
 
   @Override
   public String finish(String sessionId, String workflowId, Turn turn) {
-    return run(FINISH_SCRIPT, finishSha, keys(sessionId),
-        workflowId, String.valueOf(clock.millis()), String.valueOf(limits.ttl().toMillis()),
-        String.valueOf(limits.maxTurns()), turn == null ? "" : write(turn));
+    return run(
+        FINISH_SCRIPT,
+        finishSha,
+        keys(sessionId),
+        workflowId,
+        String.valueOf(clock.millis()),
+        String.valueOf(limits.ttl().toMillis()),
+        String.valueOf(limits.maxTurns()),
+        turn == null ? "" : write(turn));
   }
 
   @Override
@@ -176,7 +204,9 @@ public class RedisSessionStore implements SessionStore {
     if (limits.maxTurns() == 0) {
       return List.of();
     }
-    return redis.get().lrange(key(sessionId, "history"), -limits.maxTurns(), -1).stream().map(this::read).toList();
+    return redis.get().lrange(key(sessionId, "history"), -limits.maxTurns(), -1).stream()
+        .map(this::read)
+        .toList();
   }
 
   @Override

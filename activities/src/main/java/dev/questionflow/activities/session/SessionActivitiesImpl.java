@@ -8,10 +8,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Answers the questions of one session in order: {@link #joinSession} puts a question in its session's line and
- * names the one ahead of it; {@link #finishSessionTurn} records the turn in the history, leaves the line and
- * signals the question directly behind. Both are idempotent, so Temporal may retry them (a retried finish repeats
- * the signal: the workflow treats a second {@code sessionTurnReady} for the same predecessor as a no-op).
+ * Answers the questions of one session in order: {@link #joinSession} puts a question in its
+ * session's line and names the one ahead of it; {@link #finishSessionTurn} records the turn in the
+ * history, leaves the line and signals the question directly behind. Both are idempotent, so
+ * Temporal may retry them (a retried finish repeats the signal: the workflow treats a second {@code
+ * sessionTurnReady} for the same predecessor as a no-op).
  */
 public class SessionActivitiesImpl implements SessionActivities {
 
@@ -48,9 +49,11 @@ public class SessionActivitiesImpl implements SessionActivities {
     if (blank(turn.sessionId()) || blank(turn.workflowId())) {
       return;
     }
-    Turn recorded = turn.answer() == null
-        ? null
-        : new Turn(turn.workflowId(), turn.question(), turn.answer(), turn.level(), clock.instant());
+    Turn recorded =
+        turn.answer() == null
+            ? null
+            : new Turn(
+                turn.workflowId(), turn.question(), turn.answer(), turn.level(), clock.instant());
     String next = store.finish(turn.sessionId(), turn.workflowId(), recorded);
     if (next != null) {
       signals.turnReady(next, turn.workflowId());

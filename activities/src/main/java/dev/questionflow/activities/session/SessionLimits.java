@@ -6,8 +6,9 @@ import java.time.Duration;
  * How much of a session is kept ({@code cs.sessions} in application.yml).
  *
  * @param maxTurns the conversation history keeps the last this many turns (SPEC: 10)
- * @param ttl everything of a session (line and history) is kept this long after its last write (SPEC: 30 minutes);
- *     a question still in line after this long since it joined is considered abandoned and skipped
+ * @param ttl everything of a session (line and history) is kept this long after its last write
+ *     (SPEC: 30 minutes); a question still in line after this long since it joined is considered
+ *     abandoned and skipped
  */
 public record SessionLimits(int maxTurns, Duration ttl) {
 
@@ -25,6 +26,7 @@ public record SessionLimits(int maxTurns, Duration ttl) {
 
   /** Null values take the defaults. */
   public static SessionLimits of(Integer maxTurns, Duration ttl) {
-    return new SessionLimits(maxTurns != null ? maxTurns : DEFAULT.maxTurns(), ttl != null ? ttl : DEFAULT.ttl());
+    return new SessionLimits(
+        maxTurns != null ? maxTurns : DEFAULT.maxTurns(), ttl != null ? ttl : DEFAULT.ttl());
   }
 }

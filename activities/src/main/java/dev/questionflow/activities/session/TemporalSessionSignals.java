@@ -7,7 +7,9 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** {@link SessionSignals} through the Temporal client: {@code QuestionWorkflow.sessionTurnReady}. */
+/**
+ * {@link SessionSignals} through the Temporal client: {@code QuestionWorkflow.sessionTurnReady}.
+ */
 public class TemporalSessionSignals implements SessionSignals {
 
   /** The signal name of {@code QuestionWorkflow#sessionTurnReady}. */
@@ -21,7 +23,10 @@ public class TemporalSessionSignals implements SessionSignals {
     this(() -> client);
   }
 
-  /** @param client resolved at the first signal (the worker's activities may be built before the client) */
+  /**
+   * @param client resolved at the first signal (the worker's activities may be built before the
+   *     client)
+   */
   public TemporalSessionSignals(Supplier<WorkflowClient> client) {
     this.client = Objects.requireNonNull(client);
   }

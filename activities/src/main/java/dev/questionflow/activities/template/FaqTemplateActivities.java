@@ -8,7 +8,10 @@ import dev.questionflow.workflows.template.TemplateActivities;
 import dev.questionflow.workflows.template.TemplateRequest;
 import io.temporal.failure.ApplicationFailure;
 
-/** Renders a FAQ entry's standard answer, always with the "simplified mode" notice so nobody mistakes it. */
+/**
+ * Renders a FAQ entry's standard answer, always with the "simplified mode" notice so nobody
+ * mistakes it.
+ */
 public class FaqTemplateActivities implements TemplateActivities {
 
   public static final String NOTICE =
@@ -27,7 +30,8 @@ public class FaqTemplateActivities implements TemplateActivities {
             .orElseThrow(
                 () ->
                     ApplicationFailure.newNonRetryableFailure(
-                        "no FAQ entry " + request.faqId() + " in pack " + pack.id(), "UnknownFaqEntry"));
+                        "no FAQ entry " + request.faqId() + " in pack " + pack.id(),
+                        "UnknownFaqEntry"));
     AnswerLevel level = request.level() == null ? AnswerLevel.FAQ : request.level();
     return new Answer(entry.answer().strip(), level, entry.id(), null, NOTICE, request.reason());
   }

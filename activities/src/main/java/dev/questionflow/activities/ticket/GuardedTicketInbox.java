@@ -9,9 +9,10 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * The inbox behind the {@link Dependency#REDIS} circuit breaker: while Redis is down, calls fail at once instead of
- * each waiting for the client's timeout (ticket activities are retried by Temporal until Redis is back; the API
- * answers 503). Failures are counted in {@code cs_upstream_errors_total{dependency="redis"}}.
+ * The inbox behind the {@link Dependency#REDIS} circuit breaker: while Redis is down, calls fail at
+ * once instead of each waiting for the client's timeout (ticket activities are retried by Temporal
+ * until Redis is back; the API answers 503). Failures are counted in {@code
+ * cs_upstream_errors_total{dependency="redis"}}.
  */
 public final class GuardedTicketInbox implements TicketInbox {
 
@@ -37,10 +38,11 @@ public final class GuardedTicketInbox implements TicketInbox {
 
   @Override
   public void update(Ticket ticket) {
-    guarded(() -> {
-      inbox.update(ticket);
-      return null;
-    });
+    guarded(
+        () -> {
+          inbox.update(ticket);
+          return null;
+        });
   }
 
   @Override

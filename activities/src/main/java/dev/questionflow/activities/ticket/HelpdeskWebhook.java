@@ -13,8 +13,9 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 
 /**
- * Optional hand-over to an external helpdesk: POSTs the ticket as JSON with an Idempotency-Key header (the ticket
- * ID), so a retried delivery is recognisable on the other side. A non-2xx answer throws, and Temporal retries.
+ * Optional hand-over to an external helpdesk: POSTs the ticket as JSON with an Idempotency-Key
+ * header (the ticket ID), so a retried delivery is recognisable on the other side. A non-2xx answer
+ * throws, and Temporal retries.
  */
 public class HelpdeskWebhook {
 
@@ -22,7 +23,9 @@ public class HelpdeskWebhook {
   private final HttpClient http;
   private final Duration timeout;
   private final ObjectMapper json =
-      new ObjectMapper().registerModule(new JavaTimeModule()).disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
+      new ObjectMapper()
+          .registerModule(new JavaTimeModule())
+          .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
 
   public HelpdeskWebhook(URI url, Duration timeout) {
     this.url = url;
@@ -52,7 +55,8 @@ public class HelpdeskWebhook {
       throw new UncheckedIOException("helpdesk unreachable: " + e.getMessage(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while delivering ticket " + ticket.ticketId(), e);
+      throw new IllegalStateException(
+          "interrupted while delivering ticket " + ticket.ticketId(), e);
     }
   }
 }

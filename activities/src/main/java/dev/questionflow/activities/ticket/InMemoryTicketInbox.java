@@ -6,7 +6,10 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
-/** The zero-install default when REDIS_URL is unset. Not durable: tickets are gone when the process stops. */
+/**
+ * The zero-install default when REDIS_URL is unset. Not durable: tickets are gone when the process
+ * stops.
+ */
 public class InMemoryTicketInbox implements TicketInbox {
 
   private final ConcurrentMap<String, Ticket> tickets = new ConcurrentHashMap<>();

@@ -1,13 +1,13 @@
 package dev.questionflow.activities.ticket;
 
+import dev.questionflow.activities.resilience.Dependency;
+import dev.questionflow.activities.resilience.DependencyBreakers;
+import dev.questionflow.activities.resilience.UpstreamErrors;
 import dev.questionflow.workflows.ticket.TicketActivities;
 import dev.questionflow.workflows.ticket.TicketClosing;
 import dev.questionflow.workflows.ticket.TicketRef;
 import dev.questionflow.workflows.ticket.TicketRequest;
 import dev.questionflow.workflows.ticket.TicketUndelivered;
-import dev.questionflow.activities.resilience.Dependency;
-import dev.questionflow.activities.resilience.DependencyBreakers;
-import dev.questionflow.activities.resilience.UpstreamErrors;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.failure.ApplicationFailure;
@@ -15,12 +15,14 @@ import java.time.Clock;
 import java.util.Optional;
 
 /**
- * Hands a question over to people: first into the built-in inbox (so it cannot be lost), then, when a helpdesk
- * webhook is configured, to the helpdesk. Every step is idempotent by ticket ID, so Temporal may retry freely.
+ * Hands a question over to people: first into the built-in inbox (so it cannot be lost), then, when
+ * a helpdesk webhook is configured, to the helpdesk. Every step is idempotent by ticket ID, so
+ * Temporal may retry freely.
  */
 public class InboxTicketActivities implements TicketActivities {
 
-  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(InboxTicketActivities.class);
+  private static final org.slf4j.Logger log =
+      org.slf4j.LoggerFactory.getLogger(InboxTicketActivities.class);
 
   private final TicketInbox inbox;
   private final Optional<HelpdeskWebhook> helpdesk;
@@ -29,10 +31,18 @@ public class InboxTicketActivities implements TicketActivities {
   private final UpstreamErrors errors;
 
   public InboxTicketActivities(TicketInbox inbox, Optional<HelpdeskWebhook> helpdesk, Clock clock) {
-    this(inbox, helpdesk, clock, DependencyBreakers.withSpecDefaults(), new UpstreamErrors(new SimpleMeterRegistry()));
+    this(
+        inbox,
+        helpdesk,
+        clock,
+        DependencyBreakers.withSpecDefaults(),
+        new UpstreamErrors(new SimpleMeterRegistry()));
   }
 
-  /** With the application's breakers: the helpdesk call is guarded by the HELPDESK breaker and counted. */
+  /**
+   * With the application's breakers: the helpdesk call is guarded by the HELPDESK breaker and
+   * counted.
+   */
   public InboxTicketActivities(
       TicketInbox inbox,
       Optional<HelpdeskWebhook> helpdesk,
@@ -70,7 +80,11 @@ public class InboxTicketActivities implements TicketActivities {
                 null,
                 request.caller()));
     // the line support staff search for (WorkflowId and requestId are in the MDC); no message text
-    log.info("ticket {} opened for {} (intent {}, priority {})", ticketId, request.userId(), request.intent(),
+    log.info(
+        "ticket {} opened for {} (intent {}, priority {})",
+        ticketId,
+        request.userId(),
+        request.intent(),
         request.priority());
     return new TicketRef(ticketId, ticket.deliveredAt() != null);
   }
@@ -85,12 +99,15 @@ public class InboxTicketActivities implements TicketActivities {
       return new TicketRef(ticketId, false);
     }
     try {
-      breakers.call(Dependency.HELPDESK, () -> {
-        helpdesk.get().deliver(ticket);
-        return null;
-      });
+      breakers.call(
+          Dependency.HELPDESK,
+          () -> {
+            helpdesk.get().deliver(ticket);
+            return null;
+          });
     } catch (CallNotPermittedException e) {
-      // breaker open: fail this attempt at once; the retry policy / dead-letter backoff tries again later
+      // breaker open: fail this attempt at once; the retry policy / dead-letter backoff tries again
+      // later
       errors.record(Dependency.HELPDESK, UpstreamErrors.Kind.CIRCUIT_OPEN);
       throw ApplicationFailure.newFailure("helpdesk circuit is open", "CircuitOpen");
     } catch (RuntimeException e) {

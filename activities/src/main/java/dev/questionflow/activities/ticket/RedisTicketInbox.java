@@ -14,18 +14,25 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * The ticket inbox in Redis: one JSON string per ticket plus a sorted set per status (score = creation time), so
- * tickets survive restarts of the app whenever Redis persists (the dev tooling runs it with appendonly).
+ * The ticket inbox in Redis: one JSON string per ticket plus a sorted set per status (score =
+ * creation time), so tickets survive restarts of the app whenever Redis persists (the dev tooling
+ * runs it with appendonly).
  */
 public class RedisTicketInbox implements TicketInbox {
 
   private static final String TICKET_KEY = "cs:ticket:";
   private static final String STATUS_KEY = "cs:tickets:";
 
-  /** The shared connection's commands, asked for at each use (see LazyRedis: it may not be connected yet). */
+  /**
+   * The shared connection's commands, asked for at each use (see LazyRedis: it may not be connected
+   * yet).
+   */
   private final Supplier<RedisCommands<String, String>> redis;
+
   private final ObjectMapper json =
-      new ObjectMapper().registerModule(new JavaTimeModule()).disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
+      new ObjectMapper()
+          .registerModule(new JavaTimeModule())
+          .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
 
   public RedisTicketInbox(Supplier<RedisCommands<String, String>> redis) {
     this.redis = redis;
@@ -37,14 +44,22 @@ public class RedisTicketInbox implements TicketInbox {
 
   @Override
   public Ticket createIfAbsent(Ticket ticket) {
-    String created = redis.get().set(TICKET_KEY + ticket.ticketId(), write(ticket), SetArgs.Builder.nx());
+    String created =
+        redis.get().set(TICKET_KEY + ticket.ticketId(), write(ticket), SetArgs.Builder.nx());
     if ("OK".equals(created)) {
-      redis.get().zadd(STATUS_KEY + ticket.status(), ticket.createdAt().toEpochMilli(), ticket.ticketId());
+      redis
+          .get()
+          .zadd(STATUS_KEY + ticket.status(), ticket.createdAt().toEpochMilli(), ticket.ticketId());
       return ticket;
     }
     Ticket existing = find(ticket.ticketId()).orElseThrow();
     // repair the index if a crash hit between the two writes above
-    redis.get().zadd(STATUS_KEY + existing.status(), existing.createdAt().toEpochMilli(), existing.ticketId());
+    redis
+        .get()
+        .zadd(
+            STATUS_KEY + existing.status(),
+            existing.createdAt().toEpochMilli(),
+            existing.ticketId());
     return existing;
   }
 
@@ -61,7 +76,9 @@ public class RedisTicketInbox implements TicketInbox {
         redis.get().zrem(STATUS_KEY + status, ticket.ticketId());
       }
     }
-    redis.get().zadd(STATUS_KEY + ticket.status(), ticket.createdAt().toEpochMilli(), ticket.ticketId());
+    redis
+        .get()
+        .zadd(STATUS_KEY + ticket.status(), ticket.createdAt().toEpochMilli(), ticket.ticketId());
   }
 
   @Override

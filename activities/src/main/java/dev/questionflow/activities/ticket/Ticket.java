@@ -7,8 +7,8 @@ import java.util.List;
  * A question handed over to a person, with the context needed to answer it.
  *
  * @param deliveredAt when the helpdesk took it (null: not delivered, or no helpdesk configured)
- * @param deliveryError set when the helpdesk did not take it after the question's retries (a dead letter, being
- *     redelivered by its DeadLetterTicket workflow); cleared on delivery
+ * @param deliveryError set when the helpdesk did not take it after the question's retries (a dead
+ *     letter, being redelivered by its DeadLetterTicket workflow); cleared on delivery
  * @param caller the caller that asked (null for tickets opened before callers were authenticated)
  */
 public record Ticket(
@@ -36,17 +36,65 @@ public record Ticket(
   }
 
   Ticket delivered(Instant at) {
-    return new Ticket(ticketId, workflowId, sessionId, userId, question, intent, priority, candidateFaqIds, reason,
-        status, createdAt, at, agent, reply, answeredAt, null, caller);
+    return new Ticket(
+        ticketId,
+        workflowId,
+        sessionId,
+        userId,
+        question,
+        intent,
+        priority,
+        candidateFaqIds,
+        reason,
+        status,
+        createdAt,
+        at,
+        agent,
+        reply,
+        answeredAt,
+        null,
+        caller);
   }
 
   Ticket answered(String byAgent, String replyText, Instant at) {
-    return new Ticket(ticketId, workflowId, sessionId, userId, question, intent, priority, candidateFaqIds, reason,
-        Status.ANSWERED, createdAt, deliveredAt, byAgent, replyText, at, deliveryError, caller);
+    return new Ticket(
+        ticketId,
+        workflowId,
+        sessionId,
+        userId,
+        question,
+        intent,
+        priority,
+        candidateFaqIds,
+        reason,
+        Status.ANSWERED,
+        createdAt,
+        deliveredAt,
+        byAgent,
+        replyText,
+        at,
+        deliveryError,
+        caller);
   }
 
   Ticket undelivered(String error) {
-    return new Ticket(ticketId, workflowId, sessionId, userId, question, intent, priority, candidateFaqIds, reason,
-        status, createdAt, deliveredAt, agent, reply, answeredAt, error == null ? "undelivered" : error, caller);
+    return new Ticket(
+        ticketId,
+        workflowId,
+        sessionId,
+        userId,
+        question,
+        intent,
+        priority,
+        candidateFaqIds,
+        reason,
+        status,
+        createdAt,
+        deliveredAt,
+        agent,
+        reply,
+        answeredAt,
+        error == null ? "undelivered" : error,
+        caller);
   }
 }

@@ -33,13 +33,14 @@ import java.util.function.IntPredicate;
 import java.util.function.LongSupplier;
 
 /**
- * A local OpenAI-compatible chat-completions server for tests: real HTTP on a free loopback port, scripted
- * replies, and a record of every request it received, so tests drive the real langchain4j client code.
+ * A local OpenAI-compatible chat-completions server for tests: real HTTP on a free loopback port,
+ * scripted replies, and a record of every request it received, so tests drive the real langchain4j
+ * client code.
  *
- * <p>Fault injection is composable: a script is any {@code Function<Call, Reply>}. {@link Reply} has factories
- * for every fault shape (HTTP errors with OpenAI-style bodies, 429 with {@code Retry-After}, malformed 200s,
- * hangs) and {@link Faults} combines a seeded latency distribution ({@link Latency}), seeded error rates, a
- * sliding-window quota and a run-time outage switch:
+ * <p>Fault injection is composable: a script is any {@code Function<Call, Reply>}. {@link Reply}
+ * has factories for every fault shape (HTTP errors with OpenAI-style bodies, 429 with {@code
+ * Retry-After}, malformed 200s, hangs) and {@link Faults} combines a seeded latency distribution
+ * ({@link Latency}), seeded error rates, a sliding-window quota and a run-time outage switch:
  *
  * <pre>{@code
  * Faults faults = Faults.seeded(42)
@@ -52,27 +53,36 @@ import java.util.function.LongSupplier;
  * fake.statusCounts();          // {200=.., 429=.., 500=..}; fake.served() has per-call timestamps
  * }</pre>
  *
- * <p>Scripts run one at a time under a lock (so quotas and seeded draws see calls in timestamp order); they must
- * not block: express latency with {@link Reply#after(Duration)} or {@link Faults#latency(Latency)}.
+ * <p>Scripts run one at a time under a lock (so quotas and seeded draws see calls in timestamp
+ * order); they must not block: express latency with {@link Reply#after(Duration)} or {@link
+ * Faults#latency(Latency)}.
  *
- * <p>Run standalone with {@code java -cp ... dev.questionflow.activities.fakemodel.FakeModelServer [port]} or
- * with flags, see {@link #main(String[])}.
+ * <p>Run standalone with {@code java -cp ... dev.questionflow.activities.fakemodel.FakeModelServer
+ * [port]} or with flags, see {@link #main(String[])}.
  */
 public final class FakeModelServer implements AutoCloseable {
 
-  /** The status recorded in {@link Served} for a call that got no response at all ({@link Reply#hang()}). */
+  /**
+   * The status recorded in {@link Served} for a call that got no response at all ({@link
+   * Reply#hang()}).
+   */
   public static final int NO_RESPONSE = 0;
 
   /**
    * One chat-completions request as received.
    *
-   * @param sequence 1-based order of arrival at this server since the last {@link #clearCalls()} (0 when built
-   *     outside the server)
+   * @param sequence 1-based order of arrival at this server since the last {@link #clearCalls()} (0
+   *     when built outside the server)
    * @param receivedNanos arrival time on the server's clock ({@link #clock(LongSupplier)}, default
    *     {@link System#nanoTime()}); quotas use it
    */
   public record Call(
-      String model, String systemPrompt, String userMessage, JsonNode body, long sequence, long receivedNanos) {
+      String model,
+      String systemPrompt,
+      String userMessage,
+      JsonNode body,
+      long sequence,
+      long receivedNanos) {
     public Call(String model, String systemPrompt, String userMessage, JsonNode body) {
       this(model, systemPrompt, userMessage, body, 0, System.nanoTime());
     }
@@ -81,7 +91,8 @@ public final class FakeModelServer implements AutoCloseable {
   /**
    * What to answer: an HTTP status, a body, extra headers and a delay before answering.
    *
-   * @param content the assistant text of a {@link Kind#COMPLETION} (may be null), else the error message
+   * @param content the assistant text of a {@link Kind#COMPLETION} (may be null), else the error
+   *     message
    * @param rawBody the exact body bytes for {@link Kind#ERROR} and {@link Kind#RAW}; null otherwise
    */
   public record Reply(
@@ -101,7 +112,10 @@ public final class FakeModelServer implements AutoCloseable {
       ERROR,
       /** {@link #rawBody()} as is. */
       RAW,
-      /** Read the request, never answer; the connection drops when the server closes or releases hangs. */
+      /**
+       * Read the request, never answer; the connection drops when the server closes or releases
+       * hangs.
+       */
       HANG
     }
 
@@ -112,7 +126,10 @@ public final class FakeModelServer implements AutoCloseable {
       Objects.requireNonNull(kind, "kind");
     }
 
-    /** The original shape: 200 answers {@code content}, anything else is an error with message {@code content}. */
+    /**
+     * The original shape: 200 answers {@code content}, anything else is an error with message
+     * {@code content}.
+     */
     public Reply(int status, String content, Duration delay) {
       this(
           status,
@@ -136,10 +153,19 @@ public final class FakeModelServer implements AutoCloseable {
 
     /** {@code status} with {@code {"error":{"message","type","param":null,"code"}}}. */
     public static Reply error(int status, String message, String type, String code) {
-      return new Reply(status, message, Duration.ZERO, Kind.ERROR, errorJson(message, type, null, code), null, null);
+      return new Reply(
+          status,
+          message,
+          Duration.ZERO,
+          Kind.ERROR,
+          errorJson(message, type, null, code),
+          null,
+          null);
     }
 
-    /** 429 as OpenAI sends it for a requests-per-minute limit, with {@code Retry-After: seconds}. */
+    /**
+     * 429 as OpenAI sends it for a requests-per-minute limit, with {@code Retry-After: seconds}.
+     */
     public static Reply rateLimited(long retryAfterSeconds) {
       return error(
               429,
@@ -155,8 +181,13 @@ public final class FakeModelServer implements AutoCloseable {
           "This model's maximum context length is 8192 tokens. However, your messages resulted in 9120 tokens. "
               + "Please reduce the length of the messages.";
       return new Reply(
-          400, message, Duration.ZERO, Kind.ERROR,
-          errorJson(message, "invalid_request_error", "messages", "context_length_exceeded"), null, null);
+          400,
+          message,
+          Duration.ZERO,
+          Kind.ERROR,
+          errorJson(message, "invalid_request_error", "messages", "context_length_exceeded"),
+          null,
+          null);
     }
 
     /** 400 OpenAI content policy rejection, code {@code content_policy_violation}. */
@@ -222,8 +253,8 @@ public final class FakeModelServer implements AutoCloseable {
     }
 
     /**
-     * 200 completion whose content is valid JSON but garbage text: replacement characters (U+FFFD), control
-     * characters and random BMP characters, reproducible from {@code seed}.
+     * 200 completion whose content is valid JSON but garbage text: replacement characters (U+FFFD),
+     * control characters and random BMP characters, reproducible from {@code seed}.
      */
     public static Reply garbled(long seed) {
       SplittableRandom random = new SplittableRandom(seed);
@@ -259,10 +290,20 @@ public final class FakeModelServer implements AutoCloseable {
 
     /** Any status with literal body bytes. */
     public static Reply raw(int status, String contentType, byte[] body) {
-      return new Reply(status, new String(body, StandardCharsets.UTF_8), Duration.ZERO, Kind.RAW, body, contentType, null);
+      return new Reply(
+          status,
+          new String(body, StandardCharsets.UTF_8),
+          Duration.ZERO,
+          Kind.RAW,
+          body,
+          contentType,
+          null);
     }
 
-    /** Accept the request and never answer, so the client's timeout fires; see {@link #releaseHangs()}. */
+    /**
+     * Accept the request and never answer, so the client's timeout fires; see {@link
+     * #releaseHangs()}.
+     */
     public static Reply hang() {
       return new Reply(NO_RESPONSE, null, Duration.ZERO, Kind.HANG, null, null, null);
     }
@@ -290,7 +331,13 @@ public final class FakeModelServer implements AutoCloseable {
    * @param status the HTTP status sent, or {@link #NO_RESPONSE} for a hang
    */
   public record Served(
-      long sequence, long receivedNanos, Instant receivedAt, Call call, int status, Reply.Kind kind, Duration delay) {}
+      long sequence,
+      long receivedNanos,
+      Instant receivedAt,
+      Call call,
+      int status,
+      Reply.Kind kind,
+      Duration delay) {}
 
   /**
    * A latency distribution, sampled from a caller-provided seeded random so runs are reproducible.
@@ -318,8 +365,9 @@ public final class FakeModelServer implements AutoCloseable {
     }
 
     /**
-     * Log-normal with the given median and 99th percentile (a typical LLM latency shape: most calls near p50,
-     * a long tail): {@code exp(ln p50 + sigma * Z)}, {@code sigma = ln(p99/p50) / 2.3263}.
+     * Log-normal with the given median and 99th percentile (a typical LLM latency shape: most calls
+     * near p50, a long tail): {@code exp(ln p50 + sigma * Z)}, {@code sigma = ln(p99/p50) /
+     * 2.3263}.
      */
     static Latency logNormal(Duration p50, Duration p99) {
       double mu = Math.log(p50.toNanos());
@@ -347,18 +395,22 @@ public final class FakeModelServer implements AutoCloseable {
   }
 
   /**
-   * A seeded fault script; a {@code Function<Call, Reply>} for {@link #script(Function)}. Per call, in order:
+   * A seeded fault script; a {@code Function<Call, Reply>} for {@link #script(Function)}. Per call,
+   * in order:
    *
    * <ol>
-   *   <li>an {@link #outage(Reply) outage}, while set, answers every call as is (no draws, no quota use);
-   *   <li>the {@link #quota(int, Duration) quota}: a call is admitted when fewer than {@code permits} admitted
-   *       calls arrived in the preceding {@code window}; otherwise it gets {@link Reply#rateLimited(long)} at once;
-   *   <li>every admitted call draws exactly one {@code nextDouble()} from {@code new SplittableRandom(seed)}; the
-   *       faults are tried in the order added, each taking its probability off [0, 1) (so the i-th admitted call
-   *       gets the first fault whose cumulative probability exceeds the i-th draw), else the base reply
-   *       ({@link #otherwise(Function)}, by default a text answer);
-   *   <li>the latency is then sampled from {@code new SplittableRandom(latencySeed(seed))} (one sample per
-   *       admitted, non-hanging call) and added to the reply's delay.
+   *   <li>an {@link #outage(Reply) outage}, while set, answers every call as is (no draws, no quota
+   *       use);
+   *   <li>the {@link #quota(int, Duration) quota}: a call is admitted when fewer than {@code
+   *       permits} admitted calls arrived in the preceding {@code window}; otherwise it gets {@link
+   *       Reply#rateLimited(long)} at once;
+   *   <li>every admitted call draws exactly one {@code nextDouble()} from {@code new
+   *       SplittableRandom(seed)}; the faults are tried in the order added, each taking its
+   *       probability off [0, 1) (so the i-th admitted call gets the first fault whose cumulative
+   *       probability exceeds the i-th draw), else the base reply ({@link #otherwise(Function)}, by
+   *       default a text answer);
+   *   <li>the latency is then sampled from {@code new SplittableRandom(latencySeed(seed))} (one
+   *       sample per admitted, non-hanging call) and added to the reply's delay.
    * </ol>
    *
    * <p>Thread-safe; configure it before or while it serves.
@@ -373,7 +425,8 @@ public final class FakeModelServer implements AutoCloseable {
     private final List<Fault> faults = new ArrayList<>();
     private final Deque<Long> admitted = new ArrayDeque<>();
     private Latency latency = Latency.none();
-    private Function<Call, Reply> otherwise = call -> Reply.text("Model answer to: " + call.userMessage());
+    private Function<Call, Reply> otherwise =
+        call -> Reply.text("Model answer to: " + call.userMessage());
     private int permits = -1;
     private long windowNanos;
     private long retryAfterSeconds = -1;
@@ -405,12 +458,18 @@ public final class FakeModelServer implements AutoCloseable {
       return this;
     }
 
-    /** A fraction {@code probability} of admitted calls gets {@code status} with an OpenAI-style error body. */
+    /**
+     * A fraction {@code probability} of admitted calls gets {@code status} with an OpenAI-style
+     * error body.
+     */
     public Faults errors(double probability, int status) {
       return fault(probability, errorFor(status));
     }
 
-    /** One {@link #errors(double, int)} per entry, in the map's iteration order (use a LinkedHashMap/TreeMap). */
+    /**
+     * One {@link #errors(double, int)} per entry, in the map's iteration order (use a
+     * LinkedHashMap/TreeMap).
+     */
     public Faults errors(Map<Integer, Double> probabilityByStatus) {
       probabilityByStatus.forEach((status, p) -> errors(p, status));
       return this;
@@ -441,7 +500,8 @@ public final class FakeModelServer implements AutoCloseable {
 
     /**
      * At most {@code permits} admitted calls in any sliding {@code window}; the rest get 429 with a
-     * {@code Retry-After} of the whole seconds until the oldest admitted call leaves the window (at least 1).
+     * {@code Retry-After} of the whole seconds until the oldest admitted call leaves the window (at
+     * least 1).
      */
     public synchronized Faults quota(int permits, Duration window) {
       return quota(permits, window, -1);
@@ -490,7 +550,8 @@ public final class FakeModelServer implements AutoCloseable {
         if (admitted.size() >= permits) {
           long seconds = retryAfterSeconds;
           if (seconds < 0) {
-            long waitNanos = admitted.isEmpty() ? windowNanos : admitted.peekFirst() + windowNanos - now;
+            long waitNanos =
+                admitted.isEmpty() ? windowNanos : admitted.peekFirst() + windowNanos - now;
             seconds = Math.max(1, (waitNanos + 999_999_999L) / 1_000_000_000L);
           }
           return Reply.rateLimited(seconds)
@@ -519,7 +580,10 @@ public final class FakeModelServer implements AutoCloseable {
       return extra.isZero() ? reply : reply.after(reply.delay().plus(extra));
     }
 
-    /** The canned reply for an error status: 429/401/400 as OpenAI words them, others "scripted failure". */
+    /**
+     * The canned reply for an error status: 429/401/400 as OpenAI words them, others "scripted
+     * failure".
+     */
     static Reply errorFor(int status) {
       return switch (status) {
         case 429 -> Reply.rateLimited(1);
@@ -532,7 +596,8 @@ public final class FakeModelServer implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   static {
-    // the JDK server writes headers and body separately; without TCP_NODELAY each reply waits ~40 ms for a
+    // the JDK server writes headers and body separately; without TCP_NODELAY each reply waits ~40
+    // ms for a
     // delayed ACK. Read once, when the JDK server's config class loads.
     if (System.getProperty("sun.net.httpserver.nodelay") == null) {
       System.setProperty("sun.net.httpserver.nodelay", "true");
@@ -562,12 +627,15 @@ public final class FakeModelServer implements AutoCloseable {
 
   public static FakeModelServer start(int port) {
     try {
-      HttpServer http = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 64);
-      ExecutorService executor = Executors.newCachedThreadPool(runnable -> {
-        Thread thread = new Thread(runnable, "fake-model-server");
-        thread.setDaemon(true);
-        return thread;
-      });
+      HttpServer http =
+          HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 64);
+      ExecutorService executor =
+          Executors.newCachedThreadPool(
+              runnable -> {
+                Thread thread = new Thread(runnable, "fake-model-server");
+                thread.setDaemon(true);
+                return thread;
+              });
       FakeModelServer fake = new FakeModelServer(http, executor);
       http.createContext("/v1/chat/completions", fake::handleChat);
       http.setExecutor(executor);
@@ -588,7 +656,10 @@ public final class FakeModelServer implements AutoCloseable {
     this.script = Objects.requireNonNull(script);
   }
 
-  /** The clock stamped on each {@link Call} (nanoseconds, like {@link System#nanoTime()}); for quota tests. */
+  /**
+   * The clock stamped on each {@link Call} (nanoseconds, like {@link System#nanoTime()}); for quota
+   * tests.
+   */
   public void clock(LongSupplier nanoTime) {
     this.clock = Objects.requireNonNull(nanoTime);
   }
@@ -597,7 +668,9 @@ public final class FakeModelServer implements AutoCloseable {
     return List.copyOf(calls);
   }
 
-  /** Forgets recorded calls and {@link #served()} records (not a script's quota or random state). */
+  /**
+   * Forgets recorded calls and {@link #served()} records (not a script's quota or random state).
+   */
   public void clearCalls() {
     synchronized (decisionLock) {
       calls.clear();
@@ -632,7 +705,12 @@ public final class FakeModelServer implements AutoCloseable {
    * {@code window} (half-open: arrivals t with {@code start <= t < start + window}).
    */
   public int maxCallsInWindow(Duration window, IntPredicate status) {
-    long[] times = served.stream().filter(s -> status.test(s.status())).mapToLong(Served::receivedNanos).sorted().toArray();
+    long[] times =
+        served.stream()
+            .filter(s -> status.test(s.status()))
+            .mapToLong(Served::receivedNanos)
+            .sorted()
+            .toArray();
     long w = window.toNanos();
     int best = 0;
     for (int lo = 0, hi = 0; hi < times.length; hi++) {
@@ -690,11 +768,19 @@ public final class FakeModelServer implements AutoCloseable {
       CountDownLatch release = hangRelease;
       synchronized (decisionLock) {
         long now = clock.getAsLong();
-        Call call = new Call(body.path("model").asText(), system, user, body, calls.size() + 1L, now);
+        Call call =
+            new Call(body.path("model").asText(), system, user, body, calls.size() + 1L, now);
         calls.add(call);
         reply = script.apply(call);
         served.add(
-            new Served(call.sequence(), now, Instant.now(), call, reply.status(), reply.kind(), reply.delay()));
+            new Served(
+                call.sequence(),
+                now,
+                Instant.now(),
+                call,
+                reply.status(),
+                reply.kind(),
+                reply.delay()));
       }
       if (reply.kind() == Reply.Kind.HANG) {
         // closing the exchange without a response drops the connection
@@ -708,7 +794,9 @@ public final class FakeModelServer implements AutoCloseable {
       }
       reply.headers().forEach((name, value) -> exchange.getResponseHeaders().set(name, value));
       switch (reply.kind()) {
-        case COMPLETION -> send(exchange, reply.status(), completion(body.path("model").asText(), reply.content()));
+        case COMPLETION ->
+            send(
+                exchange, reply.status(), completion(body.path("model").asText(), reply.content()));
         case ERROR, RAW -> send(exchange, reply.status(), reply.contentType(), reply.rawBody());
         default -> throw new IllegalStateException(reply.kind().toString());
       }
@@ -727,7 +815,10 @@ public final class FakeModelServer implements AutoCloseable {
     choice.put("index", 0);
     choice.putObject("message").put("role", "assistant").put("content", content);
     choice.put("finish_reason", "stop");
-    root.putObject("usage").put("prompt_tokens", 10).put("completion_tokens", 10).put("total_tokens", 20);
+    root.putObject("usage")
+        .put("prompt_tokens", 10)
+        .put("completion_tokens", 10)
+        .put("total_tokens", 20);
     return JSON.writeValueAsString(root);
   }
 
@@ -752,7 +843,8 @@ public final class FakeModelServer implements AutoCloseable {
     send(exchange, status, "application/json", body.getBytes(StandardCharsets.UTF_8));
   }
 
-  private static void send(HttpExchange exchange, int status, String contentType, byte[] bytes) throws IOException {
+  private static void send(HttpExchange exchange, int status, String contentType, byte[] bytes)
+      throws IOException {
     exchange.getResponseHeaders().set("Content-Type", contentType);
     exchange.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);
     try (OutputStream out = exchange.getResponseBody()) {
@@ -772,10 +864,11 @@ public final class FakeModelServer implements AutoCloseable {
   }
 
   /**
-   * Standalone server. Flags (all optional): {@code --port N} (or a bare port number), {@code --seed S},
-   * {@code --latency-ms N} or {@code --latency-ms MIN-MAX} (uniform) or {@code --latency-ms P50:P99}
-   * (log-normal), {@code --error-rate P} or {@code --error-rate P:STATUS} (default status 500, repeatable),
-   * {@code --hang-rate P}, {@code --quota N} (calls per second, 429 above) and {@code --retry-after S}.
+   * Standalone server. Flags (all optional): {@code --port N} (or a bare port number), {@code
+   * --seed S}, {@code --latency-ms N} or {@code --latency-ms MIN-MAX} (uniform) or {@code
+   * --latency-ms P50:P99} (log-normal), {@code --error-rate P} or {@code --error-rate P:STATUS}
+   * (default status 500, repeatable), {@code --hang-rate P}, {@code --quota N} (calls per second,
+   * 429 above) and {@code --retry-after S}.
    */
   public static void main(String[] args) throws InterruptedException {
     int port = 0;
@@ -802,7 +895,10 @@ public final class FakeModelServer implements AutoCloseable {
         case "--latency-ms" -> latency = parseLatency(value);
         case "--error-rate" -> {
           String[] parts = value.split(":");
-          errors.merge(parts.length > 1 ? Integer.parseInt(parts[1]) : 500, Double.parseDouble(parts[0]), Double::sum);
+          errors.merge(
+              parts.length > 1 ? Integer.parseInt(parts[1]) : 500,
+              Double.parseDouble(parts[0]),
+              Double::sum);
         }
         case "--hang-rate" -> hangRate = Double.parseDouble(value);
         case "--quota" -> quota = Integer.parseInt(value);

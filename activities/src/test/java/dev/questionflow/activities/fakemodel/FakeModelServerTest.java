@@ -42,12 +42,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The fake model server's fault scripts, driven by the real langchain4j {@code OpenAiChatModel} (maxRetries 0)
- * and by raw {@link HttpClient} calls. Assertions are made on what the server recorded, never on sleeps.
+ * The fake model server's fault scripts, driven by the real langchain4j {@code OpenAiChatModel}
+ * (maxRetries 0) and by raw {@link HttpClient} calls. Assertions are made on what the server
+ * recorded, never on sleeps.
  *
- * <p>What langchain4j 1.19.0 {@code OpenAiChatModel.chat(...)} throws per fault (asserted in
- * {@link #eachFaultMapsToALangchain4jException()}; also written to /tmp/fakemodel-exceptions.md). Retriable =
- * subclass of {@code dev.langchain4j.exception.RetriableException}, NonRetriable = of {@code NonRetriableException}:
+ * <p>What langchain4j 1.19.0 {@code OpenAiChatModel.chat(...)} throws per fault (asserted in {@link
+ * #eachFaultMapsToALangchain4jException()}; also written to /tmp/fakemodel-exceptions.md).
+ * Retriable = subclass of {@code dev.langchain4j.exception.RetriableException}, NonRetriable = of
+ * {@code NonRetriableException}:
  *
  * <pre>
  * fault                                   thrown                                            message
@@ -80,7 +82,10 @@ class FakeModelServerTest {
 
   private final FakeModelServer fake = FakeModelServer.start();
   private final HttpClient http =
-      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
 
   @AfterEach
   void stop() {
@@ -100,7 +105,11 @@ class FakeModelServerTest {
   private HttpResponse<String> post(String question) throws Exception {
     String body =
         JSON.writeValueAsString(
-            Map.of("model", "fake-model", "messages", List.of(Map.of("role", "user", "content", question))));
+            Map.of(
+                "model",
+                "fake-model",
+                "messages",
+                List.of(Map.of("role", "user", "content", question))));
     HttpRequest request =
         HttpRequest.newBuilder(URI.create(fake.baseUrl() + "/chat/completions"))
             .timeout(Duration.ofSeconds(10))
@@ -120,13 +129,16 @@ class FakeModelServerTest {
 
   @Test
   void keepsTheOriginalApi() throws Exception {
-    assertThat(model(Duration.ofSeconds(5)).chat("Where is my card?")).isEqualTo("Model answer to: Where is my card?");
+    assertThat(model(Duration.ofSeconds(5)).chat("Where is my card?"))
+        .isEqualTo("Model answer to: Where is my card?");
     fake.script(call -> Reply.text("scripted"));
     assertThat(model(Duration.ofSeconds(5)).chat("x")).isEqualTo("scripted");
     fake.script(call -> Reply.error(503));
     assertThat(post("y").statusCode()).isEqualTo(503);
 
-    assertThat(fake.calls()).extracting(Call::userMessage).containsExactly("Where is my card?", "x", "y");
+    assertThat(fake.calls())
+        .extracting(Call::userMessage)
+        .containsExactly("Where is my card?", "x", "y");
     assertThat(fake.calls()).extracting(Call::sequence).containsExactly(1L, 2L, 3L);
     assertThat(fake.totalCalls()).isEqualTo(3);
     assertThat(fake.statusCounts()).containsExactly(Map.entry(200, 2L), Map.entry(503, 1L));
@@ -157,7 +169,12 @@ class FakeModelServerTest {
     clock.set(999_999_999L); // the first admitted calls are still inside the window
     assertThat(post("still limited").statusCode()).isEqualTo(429);
     clock.set(1_000_000_000L); // now they have left it: three permits again
-    assertThat(List.of(post("a").statusCode(), post("b").statusCode(), post("c").statusCode(), post("d").statusCode()))
+    assertThat(
+            List.of(
+                post("a").statusCode(),
+                post("b").statusCode(),
+                post("c").statusCode(),
+                post("d").statusCode()))
         .containsExactly(200, 200, 200, 429);
 
     assertThat(fake.statusCounts()).containsExactly(Map.entry(200, 6L), Map.entry(429, 4L));
@@ -165,8 +182,11 @@ class FakeModelServerTest {
     assertThat(fake.maxCallsInWindow(Duration.ofSeconds(1), status -> true)).isEqualTo(6);
 
     // the real client sees a RateLimitException (retriable) - it does not expose Retry-After
-    Throwable thrown = catchThrowable(() -> model(Duration.ofSeconds(5)).chat(UserMessage.from("over quota")));
-    assertThat(thrown).isExactlyInstanceOf(RateLimitException.class).hasMessageContaining("rate_limit_exceeded");
+    Throwable thrown =
+        catchThrowable(() -> model(Duration.ofSeconds(5)).chat(UserMessage.from("over quota")));
+    assertThat(thrown)
+        .isExactlyInstanceOf(RateLimitException.class)
+        .hasMessageContaining("rate_limit_exceeded");
     assertThat(((HttpException) thrown.getCause()).statusCode()).isEqualTo(429);
   }
 
@@ -203,7 +223,8 @@ class FakeModelServerTest {
     List<Served> served = fake.served();
     assertThat(served).hasSize(40);
     assertThat(fake.maxCallsInWindow(window, status -> status == 200)).isLessThanOrEqualTo(permits);
-    // and no call was refused while a permit was free: each 429 had exactly `permits` admitted calls before it
+    // and no call was refused while a permit was free: each 429 had exactly `permits` admitted
+    // calls before it
     for (Served s : served) {
       long admittedBefore =
           served.stream()
@@ -235,7 +256,8 @@ class FakeModelServerTest {
     }
     assertThat(statuses()).isEqualTo(expected);
     long errors = fake.count(500);
-    // mean 40, sd sqrt(200*0.2*0.8) = 5.66: the seeded count is fixed, and a sane draw lies within 4 sd
+    // mean 40, sd sqrt(200*0.2*0.8) = 5.66: the seeded count is fixed, and a sane draw lies within
+    // 4 sd
     assertThat(errors).isBetween(18L, 62L);
     assertThat(fake.statusCounts()).containsOnlyKeys(200, 500);
     assertThat(fake.totalCalls()).isEqualTo(200);
@@ -268,7 +290,8 @@ class FakeModelServerTest {
       post("q" + i);
     }
     assertThat(statuses()).isEqualTo(firstRun);
-    assertThat(fake.count(500)).isBetween(6L, 34L); // binomial(200, 0.10): mean 20, sd 4.2, +-3.3 sd
+    assertThat(fake.count(500))
+        .isBetween(6L, 34L); // binomial(200, 0.10): mean 20, sd 4.2, +-3.3 sd
   }
 
   @Test
@@ -277,26 +300,64 @@ class FakeModelServerTest {
     record Case(String fault, Reply reply, Class<? extends Throwable> thrown, String message) {}
     List<Case> cases =
         List.of(
-            new Case("400 generic", Reply.error(400), InvalidRequestException.class, "scripted failure 400"),
-            new Case("400 context length", Reply.contextLengthExceeded(), InvalidRequestException.class, "context_length_exceeded"),
-            new Case("400 content policy", Reply.contentPolicyViolation(), InvalidRequestException.class, "content_policy_violation"),
-            new Case("400 content filter", Reply.contentFiltered(), InvalidRequestException.class, "\"code\":\"content_filter\""),
+            new Case(
+                "400 generic",
+                Reply.error(400),
+                InvalidRequestException.class,
+                "scripted failure 400"),
+            new Case(
+                "400 context length",
+                Reply.contextLengthExceeded(),
+                InvalidRequestException.class,
+                "context_length_exceeded"),
+            new Case(
+                "400 content policy",
+                Reply.contentPolicyViolation(),
+                InvalidRequestException.class,
+                "content_policy_violation"),
+            new Case(
+                "400 content filter",
+                Reply.contentFiltered(),
+                InvalidRequestException.class,
+                "\"code\":\"content_filter\""),
             new Case("401", Reply.unauthorized(), AuthenticationException.class, "invalid_api_key"),
-            new Case("403", Reply.error(403), AuthenticationException.class, "scripted failure 403"),
+            new Case(
+                "403", Reply.error(403), AuthenticationException.class, "scripted failure 403"),
             new Case("404", Reply.error(404), ModelNotFoundException.class, "scripted failure 404"),
             new Case("408", Reply.error(408), TimeoutException.class, "scripted failure 408"),
-            new Case("422", Reply.error(422), InvalidRequestException.class, "scripted failure 422"),
+            new Case(
+                "422", Reply.error(422), InvalidRequestException.class, "scripted failure 422"),
             new Case("429", Reply.rateLimited(2), RateLimitException.class, "rate_limit_exceeded"),
-            new Case("500", Reply.error(500), InternalServerException.class, "scripted failure 500"),
-            new Case("502", Reply.error(502), InternalServerException.class, "scripted failure 502"),
-            new Case("503", Reply.error(503), InternalServerException.class, "scripted failure 503"),
-            new Case("504", Reply.error(504), InternalServerException.class, "scripted failure 504"),
+            new Case(
+                "500", Reply.error(500), InternalServerException.class, "scripted failure 500"),
+            new Case(
+                "502", Reply.error(502), InternalServerException.class, "scripted failure 502"),
+            new Case(
+                "503", Reply.error(503), InternalServerException.class, "scripted failure 503"),
+            new Case(
+                "504", Reply.error(504), InternalServerException.class, "scripted failure 504"),
             new Case("200 not JSON", Reply.notJson(), RuntimeException.class, "JsonParseException"),
-            new Case("200 random bytes", Reply.randomBytes(7, 64), RuntimeException.class, "JsonParseException"),
-            new Case("200 missing choices", Reply.missingChoices(), InternalServerException.class, "no choices returned"),
-            new Case("200 choices []", Reply.emptyChoices(), InternalServerException.class, "no choices returned"),
+            new Case(
+                "200 random bytes",
+                Reply.randomBytes(7, 64),
+                RuntimeException.class,
+                "JsonParseException"),
+            new Case(
+                "200 missing choices",
+                Reply.missingChoices(),
+                InternalServerException.class,
+                "no choices returned"),
+            new Case(
+                "200 choices []",
+                Reply.emptyChoices(),
+                InternalServerException.class,
+                "no choices returned"),
             new Case("hang", Reply.hang(), TimeoutException.class, "request timed out"),
-            new Case("slower than the timeout", Reply.text("late").after(Duration.ofSeconds(2)), TimeoutException.class, "request timed out"));
+            new Case(
+                "slower than the timeout",
+                Reply.text("late").after(Duration.ofSeconds(2)),
+                TimeoutException.class,
+                "request timed out"));
 
     for (Case c : cases) {
       fake.script(call -> c.reply());
@@ -304,17 +365,23 @@ class FakeModelServerTest {
       Throwable thrown = catchThrowable(() -> model.chat(UserMessage.from(c.fault())));
       long elapsedMillis = (System.nanoTime() - started) / 1_000_000;
 
-      assertThat(thrown).as(c.fault()).isExactlyInstanceOf(c.thrown()).hasMessageContaining(c.message());
+      assertThat(thrown)
+          .as(c.fault())
+          .isExactlyInstanceOf(c.thrown())
+          .hasMessageContaining(c.message());
       if (c.reply().kind() == Reply.Kind.ERROR) {
         assertThat(thrown.getCause()).as(c.fault()).isExactlyInstanceOf(HttpException.class);
-        assertThat(((HttpException) thrown.getCause()).statusCode()).as(c.fault()).isEqualTo(c.reply().status());
+        assertThat(((HttpException) thrown.getCause()).statusCode())
+            .as(c.fault())
+            .isEqualTo(c.reply().status());
       }
       if (c.thrown() == TimeoutException.class && c.reply().status() != 408) {
         assertThat(thrown.getCause()).as(c.fault()).isInstanceOf(HttpTimeoutException.class);
         assertThat(elapsedMillis).as(c.fault()).isGreaterThanOrEqualTo(CLIENT_TIMEOUT.toMillis());
       }
     }
-    assertThat(fake.served()).extracting(s -> s.call().userMessage())
+    assertThat(fake.served())
+        .extracting(s -> s.call().userMessage())
         .containsExactlyElementsOf(cases.stream().map(Case::fault).toList());
     assertThat(fake.count(FakeModelServer.NO_RESPONSE)).isEqualTo(1);
   }
@@ -338,21 +405,33 @@ class FakeModelServerTest {
   @Test
   void droppedAndRefusedConnectionsSurfaceAsPlainRuntimeExceptions() {
     OpenAiChatModel model = model(Duration.ofSeconds(5));
-    // the hang is decided under the server's lock; releasing right after drops that connection, no response
-    fake.script(call -> {
-      CompletableFuture.runAsync(fake::releaseHangs);
-      return Reply.hang();
-    });
+    // the hang is decided under the server's lock; releasing right after drops that connection, no
+    // response
+    fake.script(
+        call -> {
+          CompletableFuture.runAsync(fake::releaseHangs);
+          return Reply.hang();
+        });
     Throwable dropped = catchThrowable(() -> model.chat(UserMessage.from("dropped")));
-    assertThat(dropped).isExactlyInstanceOf(RuntimeException.class).hasMessageContaining("IOException");
+    assertThat(dropped)
+        .isExactlyInstanceOf(RuntimeException.class)
+        .hasMessageContaining("IOException");
 
     FakeModelServer gone = FakeModelServer.start();
     String url = gone.baseUrl();
     gone.close();
     OpenAiChatModel nowhere =
-        OpenAiChatModel.builder().baseUrl(url).apiKey("k").modelName("m").timeout(CLIENT_TIMEOUT).maxRetries(0).build();
+        OpenAiChatModel.builder()
+            .baseUrl(url)
+            .apiKey("k")
+            .modelName("m")
+            .timeout(CLIENT_TIMEOUT)
+            .maxRetries(0)
+            .build();
     Throwable refused = catchThrowable(() -> nowhere.chat(UserMessage.from("refused")));
-    assertThat(refused).isExactlyInstanceOf(RuntimeException.class).hasRootCauseInstanceOf(java.nio.channels.ClosedChannelException.class);
+    assertThat(refused)
+        .isExactlyInstanceOf(RuntimeException.class)
+        .hasRootCauseInstanceOf(java.nio.channels.ClosedChannelException.class);
   }
 
   @Test
@@ -363,7 +442,8 @@ class FakeModelServerTest {
         HttpRequest.newBuilder(URI.create(hanging.baseUrl() + "/chat/completions"))
             .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"m\",\"messages\":[]}"))
             .build();
-    CompletableFuture<HttpResponse<String>> pending = http.sendAsync(request, HttpResponse.BodyHandlers.ofString());
+    CompletableFuture<HttpResponse<String>> pending =
+        http.sendAsync(request, HttpResponse.BodyHandlers.ofString());
     // wait on recorded data: the server has taken the call
     long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     while (hanging.totalCalls() == 0 && System.nanoTime() < deadline) {
@@ -394,9 +474,13 @@ class FakeModelServerTest {
     assertThat(served).hasSize(10);
     for (int i = 0; i < 10; i++) {
       Duration recorded = served.get(i).delay();
-      assertThat(recorded).isEqualTo(uniform.sample(replay)).isBetween(Duration.ofMillis(20), Duration.ofMillis(60));
+      assertThat(recorded)
+          .isEqualTo(uniform.sample(replay))
+          .isBetween(Duration.ofMillis(20), Duration.ofMillis(60));
       assertThat(served.get(i).call().userMessage()).isEqualTo("q" + i);
-      assertThat(measuredNanos[i]).as("call %d waited its scripted latency", i).isGreaterThanOrEqualTo(recorded.toNanos());
+      assertThat(measuredNanos[i])
+          .as("call %d waited its scripted latency", i)
+          .isGreaterThanOrEqualTo(recorded.toNanos());
     }
   }
 
@@ -412,8 +496,10 @@ class FakeModelServerTest {
     // seeded, so these are fixed numbers; the bounds document the shape
     assertThat(millis[millis.length / 2]).isBetween(47L, 53L);
     assertThat(millis[(int) (millis.length * 0.99)]).isBetween(440L, 570L);
-    assertThat(Latency.logNormal(Duration.ofMillis(50), Duration.ofMillis(500)).cappedAt(Duration.ofMillis(100))
-            .sample(new SplittableRandom(11)))
+    assertThat(
+            Latency.logNormal(Duration.ofMillis(50), Duration.ofMillis(500))
+                .cappedAt(Duration.ofMillis(100))
+                .sample(new SplittableRandom(11)))
         .isLessThanOrEqualTo(Duration.ofMillis(100));
 
     // the same seed gives the same delays through Faults, with or without HTTP
@@ -442,24 +528,30 @@ class FakeModelServerTest {
     assertThat(statuses()).containsExactly(200, 503, 503, 429, 200, 500);
     assertThat(limited.headers().firstValue("Retry-After")).hasValue("30");
     assertThat(fake.statusCounts())
-        .containsExactly(Map.entry(200, 2L), Map.entry(429, 1L), Map.entry(500, 1L), Map.entry(503, 2L));
+        .containsExactly(
+            Map.entry(200, 2L), Map.entry(429, 1L), Map.entry(500, 1L), Map.entry(503, 2L));
   }
 
   @Test
   void callsAreCountedPerWindowFromTheirTimestamps() throws Exception {
     AtomicLong clock = new AtomicLong();
     fake.clock(clock::get);
-    long[] arrivals = {0, 300_000_000L, 999_999_999L, 1_000_000_000L, 2_500_000_000L, 2_600_000_000L};
+    long[] arrivals = {
+      0, 300_000_000L, 999_999_999L, 1_000_000_000L, 2_500_000_000L, 2_600_000_000L
+    };
     for (long arrival : arrivals) {
       clock.set(arrival);
       post("at " + arrival);
     }
-    assertThat(fake.served()).extracting(Served::receivedNanos).containsExactly(0L, 300_000_000L, 999_999_999L,
-        1_000_000_000L, 2_500_000_000L, 2_600_000_000L);
+    assertThat(fake.served())
+        .extracting(Served::receivedNanos)
+        .containsExactly(
+            0L, 300_000_000L, 999_999_999L, 1_000_000_000L, 2_500_000_000L, 2_600_000_000L);
     assertThat(fake.callsPerWindow(Duration.ofSeconds(1))).containsExactly(3, 1, 2);
     assertThat(fake.maxCallsInWindow(Duration.ofSeconds(1), status -> true)).isEqualTo(3);
     assertThat(fake.maxCallsInWindow(Duration.ofNanos(1), status -> true)).isEqualTo(1);
-    assertThat(fake.maxCallsInWindow(Duration.ofMillis(1), status -> true)).isEqualTo(2); // 999_999_999 and 1e9
+    assertThat(fake.maxCallsInWindow(Duration.ofMillis(1), status -> true))
+        .isEqualTo(2); // 999_999_999 and 1e9
   }
 
   @Test
@@ -471,15 +563,18 @@ class FakeModelServerTest {
       for (int i = 0; i < 40; i++) {
         String question = "mix " + i;
         results.add(
-            CompletableFuture.supplyAsync(() -> {
-              try {
-                return post(question).statusCode();
-              } catch (Exception e) {
-                return -1;
-              }
-            }, pool));
+            CompletableFuture.supplyAsync(
+                () -> {
+                  try {
+                    return post(question).statusCode();
+                  } catch (Exception e) {
+                    return -1;
+                  }
+                },
+                pool));
       }
-      // every non-hanging call is answered; wait for those on recorded data, then close to end the hangs
+      // every non-hanging call is answered; wait for those on recorded data, then close to end the
+      // hangs
       SplittableRandom replay = new SplittableRandom(21);
       long hangs = 0;
       for (int i = 0; i < 40; i++) {
@@ -488,13 +583,16 @@ class FakeModelServerTest {
         }
       }
       long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-      while (results.stream().filter(CompletableFuture::isDone).count() < 40 - hangs && System.nanoTime() < deadline) {
+      while (results.stream().filter(CompletableFuture::isDone).count() < 40 - hangs
+          && System.nanoTime() < deadline) {
         LockSupport.parkNanos(1_000_000); // poll recorded data
       }
       assertThat(fake.count(FakeModelServer.NO_RESPONSE)).isEqualTo(hangs);
       assertThat(results.stream().filter(CompletableFuture::isDone).count()).isEqualTo(40 - hangs);
       fake.close();
-      assertThat(results.stream().map(CompletableFuture::join).filter(status -> status == -1).count()).isEqualTo(hangs);
+      assertThat(
+              results.stream().map(CompletableFuture::join).filter(status -> status == -1).count())
+          .isEqualTo(hangs);
     } finally {
       pool.shutdownNow();
     }

@@ -22,7 +22,10 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The session's previous turns reach the model as user/assistant messages, over real HTTP to the fake server. */
+/**
+ * The session's previous turns reach the model as user/assistant messages, over real HTTP to the
+ * fake server.
+ */
 class GenerationSessionHistoryTest {
 
   private final FakeModelServer fake = FakeModelServer.start();
@@ -35,7 +38,8 @@ class GenerationSessionHistoryTest {
 
   private OpenAiGenerationActivities activities(SessionStore sessions) {
     return new OpenAiGenerationActivities(
-        new ModelSettings(fake.baseUrl(), "test-key", "fake-model", Duration.ofSeconds(5), "Northwind Bank"),
+        new ModelSettings(
+            fake.baseUrl(), "test-key", "fake-model", Duration.ofSeconds(5), "Northwind Bank"),
         null,
         RateLimitPolicy.DEFAULT,
         DependencyBreakers.withSpecDefaults(),
@@ -43,7 +47,8 @@ class GenerationSessionHistoryTest {
         sessions);
   }
 
-  private static void answered(SessionStore store, String sessionId, String workflowId, String q, String a) {
+  private static void answered(
+      SessionStore store, String sessionId, String workflowId, String q, String a) {
     store.join(sessionId, workflowId);
     store.finish(sessionId, workflowId, new Turn(workflowId, q, a, "LLM", Instant.now()));
   }
@@ -67,33 +72,42 @@ class GenerationSessionHistoryTest {
     answered(store, "other", "q-9", "Unrelated question", "Unrelated answer");
 
     GenerationResult result =
-        activities(store).generateAnswer(new GenerationRequest("When was it sent?", List.of(), null, "s1"));
+        activities(store)
+            .generateAnswer(new GenerationRequest("When was it sent?", List.of(), null, "s1"));
 
     assertThat(result.text()).isEqualTo("It was sent on Monday.");
     List<String> messages = messagesSent();
     assertThat(messages).hasSize(6);
-    assertThat(messages.get(0)).startsWith("system: You are the customer service assistant of Northwind Bank");
-    assertThat(messages.subList(1, 6)).containsExactly(
-        "user: I ordered a new card.",
-        "assistant: Thanks, your order is noted.",
-        "user: How long does it take?",
-        "assistant: Cards arrive within 3-5 working days.",
-        "user: When was it sent?");
+    assertThat(messages.get(0))
+        .startsWith("system: You are the customer service assistant of Northwind Bank");
+    assertThat(messages.subList(1, 6))
+        .containsExactly(
+            "user: I ordered a new card.",
+            "assistant: Thanks, your order is noted.",
+            "user: How long does it take?",
+            "assistant: Cards arrive within 3-5 working days.",
+            "user: When was it sent?");
     assertThat(fake.calls().get(0).userMessage()).isEqualTo("When was it sent?");
   }
 
   @Test
   void onlyTheLastMaxTurnsAreSent() {
     fake.script(call -> Reply.text("ok"));
-    SessionStore store = new InMemorySessionStore(new SessionLimits(2, Duration.ofMinutes(30)), Clock.systemUTC());
+    SessionStore store =
+        new InMemorySessionStore(new SessionLimits(2, Duration.ofMinutes(30)), Clock.systemUTC());
     for (int i = 1; i <= 4; i++) {
       answered(store, "s1", "q-" + i, "question " + i, "answer " + i);
     }
 
     activities(store).generateAnswer(new GenerationRequest("question 5", List.of(), null, "s1"));
 
-    assertThat(messagesSent().subList(1, 6)).containsExactly(
-        "user: question 3", "assistant: answer 3", "user: question 4", "assistant: answer 4", "user: question 5");
+    assertThat(messagesSent().subList(1, 6))
+        .containsExactly(
+            "user: question 3",
+            "assistant: answer 3",
+            "user: question 4",
+            "assistant: answer 4",
+            "user: question 5");
   }
 
   @Test
@@ -112,14 +126,16 @@ class GenerationSessionHistoryTest {
   @Test
   void anUnreadableHistoryIsNotAFailure() {
     fake.script(call -> Reply.text("ok"));
-    SessionStore broken = new InMemorySessionStore() {
-      @Override
-      public List<Turn> history(String sessionId) {
-        throw new IllegalStateException("redis down");
-      }
-    };
+    SessionStore broken =
+        new InMemorySessionStore() {
+          @Override
+          public List<Turn> history(String sessionId) {
+            throw new IllegalStateException("redis down");
+          }
+        };
 
-    GenerationResult result = activities(broken).generateAnswer(new GenerationRequest("hello", List.of(), null, "s1"));
+    GenerationResult result =
+        activities(broken).generateAnswer(new GenerationRequest("hello", List.of(), null, "s1"));
 
     assertThat(result.outcome()).isEqualTo(GenerationResult.Outcome.ANSWERED);
     assertThat(messagesSent()).hasSize(2);

@@ -29,15 +29,28 @@ import org.junit.jupiter.api.Test;
 /** The real langchain4j client over real HTTP against the fake OpenAI-compatible server. */
 class OpenAiGenerationActivitiesTest {
 
-  private static final RateLimitPolicy RATE_LIMITS = new RateLimitPolicy(Duration.ofMillis(700), Duration.ofSeconds(5));
+  private static final RateLimitPolicy RATE_LIMITS =
+      new RateLimitPolicy(Duration.ofMillis(700), Duration.ofSeconds(5));
 
   private final FakeModelServer fake = FakeModelServer.start();
   private final FaqHit cardArrival =
-      new FaqHit("card_arrival", "When will my card arrive?", "Cards arrive within 3-5 working days.", 12.0);
+      new FaqHit(
+          "card_arrival",
+          "When will my card arrive?",
+          "Cards arrive within 3-5 working days.",
+          12.0);
   private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
-  /** small windows, built through the same config code as production: decide after 4 calls, 2 trial calls */
-  private final DependencyBreakers breakers = new DependencyBreakers(
-      BreakerSettings.SPEC.withMinimumCalls(4).withPermittedCallsInHalfOpen(2), Map.of(), meters);
+
+  /**
+   * small windows, built through the same config code as production: decide after 4 calls, 2 trial
+   * calls
+   */
+  private final DependencyBreakers breakers =
+      new DependencyBreakers(
+          BreakerSettings.SPEC.withMinimumCalls(4).withPermittedCallsInHalfOpen(2),
+          Map.of(),
+          meters);
+
   private final UpstreamErrors errors = new UpstreamErrors(meters);
 
   @AfterEach
@@ -77,17 +90,25 @@ class OpenAiGenerationActivitiesTest {
   void groundsThePromptInTheRetrievedFaqAnswerOverRealHttp() {
     fake.script(call -> Reply.text("Your card should arrive within 3-5 working days."));
 
-    GenerationResult result = activities().generateAnswer(new GenerationRequest("Where is my card?", List.of(cardArrival), null));
+    GenerationResult result =
+        activities()
+            .generateAnswer(new GenerationRequest("Where is my card?", List.of(cardArrival), null));
 
     assertThat(result.answered()).isTrue();
     assertThat(result.text()).isEqualTo("Your card should arrive within 3-5 working days.");
     assertThat(result.model()).isEqualTo("fake-model");
-    assertThat(fake.calls()).singleElement().satisfies(call -> {
-      assertThat(call.model()).isEqualTo("fake-model");
-      assertThat(call.userMessage()).isEqualTo("Where is my card?");
-      assertThat(call.systemPrompt()).contains("Cards arrive within 3-5 working days.").contains("card_arrival");
-    });
-    assertThat(breakers.breaker(Dependency.PRIMARY_MODEL).getMetrics().getNumberOfSuccessfulCalls()).isEqualTo(1);
+    assertThat(fake.calls())
+        .singleElement()
+        .satisfies(
+            call -> {
+              assertThat(call.model()).isEqualTo("fake-model");
+              assertThat(call.userMessage()).isEqualTo("Where is my card?");
+              assertThat(call.systemPrompt())
+                  .contains("Cards arrive within 3-5 working days.")
+                  .contains("card_arrival");
+            });
+    assertThat(breakers.breaker(Dependency.PRIMARY_MODEL).getMetrics().getNumberOfSuccessfulCalls())
+        .isEqualTo(1);
   }
 
   @Test
@@ -100,24 +121,30 @@ class OpenAiGenerationActivitiesTest {
   @Test
   void notConfiguredReportsSoWithoutInventingText() {
     OpenAiGenerationActivities unconfigured =
-        new OpenAiGenerationActivities(new ModelSettings("", null, "m", Duration.ofSeconds(1), "Northwind Bank"));
+        new OpenAiGenerationActivities(
+            new ModelSettings("", null, "m", Duration.ofSeconds(1), "Northwind Bank"));
 
-    GenerationResult result = unconfigured.generateAnswer(new GenerationRequest("Where is my card?", List.of(cardArrival), null));
+    GenerationResult result =
+        unconfigured.generateAnswer(
+            new GenerationRequest("Where is my card?", List.of(cardArrival), null));
 
     assertThat(result.outcome()).isEqualTo(GenerationResult.Outcome.NOT_CONFIGURED);
     assertThat(result.text()).isNull();
   }
 
-  // --- the taxonomy ------------------------------------------------------------------------------------------------
+  // --- the taxonomy
+  // ------------------------------------------------------------------------------------------------
 
   @Test
   void rateLimitedHonoursRetryAfterAsTheNextRetryDelay() {
     fake.script(call -> Reply.rateLimited(2));
 
-    assertFailure(() -> activities().generateAnswer(question("x")), f -> {
-      type(ModelFailures.RATE_LIMITED, false).accept(f);
-      assertThat(f.getNextRetryDelay()).isEqualTo(Duration.ofSeconds(2));
-    });
+    assertFailure(
+        () -> activities().generateAnswer(question("x")),
+        f -> {
+          type(ModelFailures.RATE_LIMITED, false).accept(f);
+          assertThat(f.getNextRetryDelay()).isEqualTo(Duration.ofSeconds(2));
+        });
     assertThat(fake.calls()).as("the client's own retries are off").hasSize(1);
     assertThat(errors.count(Dependency.PRIMARY_MODEL, Kind.RATE_LIMITED)).isEqualTo(1);
   }
@@ -126,24 +153,28 @@ class OpenAiGenerationActivitiesTest {
   void rateLimitedWithoutRetryAfterUsesTheConfiguredDefaultDelay() {
     fake.script(call -> Reply.error(429));
 
-    assertFailure(() -> activities().generateAnswer(question("x")), f -> {
-      type(ModelFailures.RATE_LIMITED, false).accept(f);
-      assertThat(f.getNextRetryDelay()).isEqualTo(Duration.ofMillis(700));
-    });
+    assertFailure(
+        () -> activities().generateAnswer(question("x")),
+        f -> {
+          type(ModelFailures.RATE_LIMITED, false).accept(f);
+          assertThat(f.getNextRetryDelay()).isEqualTo(Duration.ofMillis(700));
+        });
   }
 
   @Test
   void aRetryAfterBeyondTheBudgetDegradesAtOnce() {
     fake.script(call -> Reply.rateLimited(60));
 
-    assertFailure(() -> activities().generateAnswer(question("x")), type(ModelFailures.RATE_LIMITED, true));
+    assertFailure(
+        () -> activities().generateAnswer(question("x")), type(ModelFailures.RATE_LIMITED, true));
   }
 
   @Test
   void serverErrorIsRetryableAndCalledOnce() {
     fake.script(call -> Reply.error(503));
 
-    assertFailure(() -> activities().generateAnswer(question("x")), type(ModelFailures.SERVER_ERROR, false));
+    assertFailure(
+        () -> activities().generateAnswer(question("x")), type(ModelFailures.SERVER_ERROR, false));
     assertThat(fake.calls()).as("the client's own retries are off").hasSize(1);
   }
 
@@ -151,24 +182,28 @@ class OpenAiGenerationActivitiesTest {
   void contextLengthIsTokenLimitExceeded() {
     fake.script(call -> Reply.contextLengthExceeded());
 
-    assertFailure(() -> activities().generateAnswer(question("x")), type(ModelFailures.TOKEN_LIMIT, true));
+    assertFailure(
+        () -> activities().generateAnswer(question("x")), type(ModelFailures.TOKEN_LIMIT, true));
     assertThat(fake.calls()).hasSize(1);
   }
 
   @Test
   void contentPolicyRejectionsAreContentPolicy() {
     fake.script(call -> Reply.contentPolicyViolation());
-    assertFailure(() -> activities().generateAnswer(question("x")), type(ModelFailures.CONTENT_POLICY, true));
+    assertFailure(
+        () -> activities().generateAnswer(question("x")), type(ModelFailures.CONTENT_POLICY, true));
 
     fake.script(call -> Reply.contentFiltered());
-    assertFailure(() -> activities().generateAnswer(question("x")), type(ModelFailures.CONTENT_POLICY, true));
+    assertFailure(
+        () -> activities().generateAnswer(question("x")), type(ModelFailures.CONTENT_POLICY, true));
   }
 
   @Test
   void otherBadRequestIsNonRetryableAndCalledOnce() {
     fake.script(call -> Reply.error(400));
 
-    assertFailure(() -> activities().generateAnswer(question("x")), type(ModelFailures.BAD_REQUEST, true));
+    assertFailure(
+        () -> activities().generateAnswer(question("x")), type(ModelFailures.BAD_REQUEST, true));
     assertThat(fake.calls()).hasSize(1);
   }
 
@@ -176,14 +211,17 @@ class OpenAiGenerationActivitiesTest {
   void unauthorizedIsAuthentication() {
     fake.script(call -> Reply.unauthorized());
 
-    assertFailure(() -> activities().generateAnswer(question("x")), type(ModelFailures.AUTHENTICATION, true));
+    assertFailure(
+        () -> activities().generateAnswer(question("x")), type(ModelFailures.AUTHENTICATION, true));
   }
 
   @Test
   void aSlowModelIsModelTimeout() {
     fake.script(call -> Reply.hang());
 
-    assertFailure(() -> activities(Duration.ofMillis(300)).generateAnswer(question("x")), type(ModelFailures.TIMEOUT, false));
+    assertFailure(
+        () -> activities(Duration.ofMillis(300)).generateAnswer(question("x")),
+        type(ModelFailures.TIMEOUT, false));
     assertThat(errors.count(Dependency.PRIMARY_MODEL, Kind.TIMEOUT)).isEqualTo(1);
   }
 
@@ -193,24 +231,34 @@ class OpenAiGenerationActivitiesTest {
     try (ServerSocket socket = new ServerSocket(0)) {
       closedPort = socket.getLocalPort();
     }
-    OpenAiGenerationActivities nowhere = new OpenAiGenerationActivities(
-        settings("http://127.0.0.1:" + closedPort + "/v1", "m", Duration.ofSeconds(2)), null, RATE_LIMITS, breakers, errors);
+    OpenAiGenerationActivities nowhere =
+        new OpenAiGenerationActivities(
+            settings("http://127.0.0.1:" + closedPort + "/v1", "m", Duration.ofSeconds(2)),
+            null,
+            RATE_LIMITS,
+            breakers,
+            errors);
 
-    assertFailure(() -> nowhere.generateAnswer(question("x")), type(ModelFailures.UNREACHABLE, false));
+    assertFailure(
+        () -> nowhere.generateAnswer(question("x")), type(ModelFailures.UNREACHABLE, false));
   }
 
   @Test
   void aBodyThatIsNotJsonIsARetryableServerError() {
     fake.script(call -> Reply.notJson());
 
-    assertFailure(() -> activities().generateAnswer(question("x")), type(ModelFailures.SERVER_ERROR, false));
+    assertFailure(
+        () -> activities().generateAnswer(question("x")), type(ModelFailures.SERVER_ERROR, false));
   }
 
   @Test
   void malformedSuccessBodiesAreRetryableServerErrors() {
-    for (Reply reply : List.of(Reply.randomBytes(7, 64), Reply.missingChoices(), Reply.emptyChoices())) {
+    for (Reply reply :
+        List.of(Reply.randomBytes(7, 64), Reply.missingChoices(), Reply.emptyChoices())) {
       fake.script(call -> reply);
-      assertFailure(() -> activities().generateAnswer(question("x")), type(ModelFailures.SERVER_ERROR, false));
+      assertFailure(
+          () -> activities().generateAnswer(question("x")),
+          type(ModelFailures.SERVER_ERROR, false));
     }
     assertThat(errors.count(Dependency.PRIMARY_MODEL, Kind.MALFORMED_RESPONSE)).isEqualTo(1);
   }
@@ -219,7 +267,8 @@ class OpenAiGenerationActivitiesTest {
   void notFoundAndOther4xxAreBadRequests() {
     for (int status : new int[] {404, 409, 422}) {
       fake.script(call -> Reply.error(status));
-      assertFailure(() -> activities().generateAnswer(question("x")), type(ModelFailures.BAD_REQUEST, true));
+      assertFailure(
+          () -> activities().generateAnswer(question("x")), type(ModelFailures.BAD_REQUEST, true));
     }
   }
 
@@ -227,41 +276,54 @@ class OpenAiGenerationActivitiesTest {
   void http408IsModelTimeout() {
     fake.script(call -> Reply.error(408));
 
-    assertFailure(() -> activities().generateAnswer(question("x")), type(ModelFailures.TIMEOUT, false));
+    assertFailure(
+        () -> activities().generateAnswer(question("x")), type(ModelFailures.TIMEOUT, false));
   }
 
-  // --- output checks -----------------------------------------------------------------------------------------------
+  // --- output checks
+  // -----------------------------------------------------------------------------------------------
 
   @Test
   void emptyOutputIsRejected() {
     for (Reply reply : List.of(Reply.text("   "), Reply.emptyContent(), Reply.nullContent())) {
       fake.script(call -> reply);
-      assertFailure(() -> activities().generateAnswer(question("x")), type(ModelFailures.EMPTY_OUTPUT, true));
+      assertFailure(
+          () -> activities().generateAnswer(question("x")), type(ModelFailures.EMPTY_OUTPUT, true));
     }
     assertThat(breakers.breaker(Dependency.PRIMARY_MODEL).getMetrics().getNumberOfFailedCalls())
-        .as("an empty answer is not counted against the model's health").isZero();
+        .as("an empty answer is not counted against the model's health")
+        .isZero();
   }
 
   @Test
   void garbledOutputIsRejected() {
     fake.script(call -> Reply.garbled(42));
 
-    assertFailure(() -> activities().generateAnswer(question("x")), type(ModelFailures.GARBLED_OUTPUT, true));
+    assertFailure(
+        () -> activities().generateAnswer(question("x")), type(ModelFailures.GARBLED_OUTPUT, true));
     assertThat(errors.count(Dependency.PRIMARY_MODEL, Kind.GARBLED_OUTPUT)).isEqualTo(1);
   }
 
   @Test
   void personalDataInTheAnswerIsRedacted() {
-    fake.script(call -> Reply.text("Your card 4111 1111 1111 1111 is linked to jane.doe@example.com and +44 20 7946 0958."));
+    fake.script(
+        call ->
+            Reply.text(
+                "Your card 4111 1111 1111 1111 is linked to jane.doe@example.com and +44 20 7946 0958."));
 
     GenerationResult result = activities().generateAnswer(question("x"));
 
     assertThat(result.text())
-        .doesNotContain("4111").doesNotContain("jane.doe").doesNotContain("7946")
-        .contains(Redactor.CARD).contains(Redactor.EMAIL).contains(Redactor.PHONE);
+        .doesNotContain("4111")
+        .doesNotContain("jane.doe")
+        .doesNotContain("7946")
+        .contains(Redactor.CARD)
+        .contains(Redactor.EMAIL)
+        .contains(Redactor.PHONE);
   }
 
-  // --- circuit breaker ---------------------------------------------------------------------------------------------
+  // --- circuit breaker
+  // ---------------------------------------------------------------------------------------------
 
   @Test
   void theBreakerOpensAfterTheConfiguredFailuresAndThenRejectsWithoutAnHttpCall() {
@@ -269,22 +331,37 @@ class OpenAiGenerationActivitiesTest {
     OpenAiGenerationActivities activities = activities();
 
     for (int i = 0; i < 4; i++) {
-      assertFailure(() -> activities.generateAnswer(question("x")), type(ModelFailures.SERVER_ERROR, false));
+      assertFailure(
+          () -> activities.generateAnswer(question("x")), type(ModelFailures.SERVER_ERROR, false));
     }
     assertThat(breakers.state(Dependency.PRIMARY_MODEL)).isEqualTo(State.OPEN);
     assertThat(breakers.healthScore(Dependency.PRIMARY_MODEL)).isZero();
-    assertThat(meters.get(DependencyBreakers.HEALTH_GAUGE).tag("dependency", "primary-model").gauge().value()).isZero();
+    assertThat(
+            meters
+                .get(DependencyBreakers.HEALTH_GAUGE)
+                .tag("dependency", "primary-model")
+                .gauge()
+                .value())
+        .isZero();
     assertThat(fake.calls()).hasSize(4);
 
     for (int i = 0; i < 3; i++) {
-      assertFailure(() -> activities.generateAnswer(question("x")), type(ModelFailures.CIRCUIT_OPEN, true));
+      assertFailure(
+          () -> activities.generateAnswer(question("x")), type(ModelFailures.CIRCUIT_OPEN, true));
     }
     assertThat(fake.calls()).as("an open breaker makes no HTTP call").hasSize(4);
     assertThat(errors.count(Dependency.PRIMARY_MODEL, Kind.SERVER_ERROR)).isEqualTo(4);
     assertThat(errors.count(Dependency.PRIMARY_MODEL, Kind.CIRCUIT_OPEN)).isEqualTo(3);
-    assertThat(meters.get(UpstreamErrors.METRIC).tags("dependency", "primary-model", "kind", "circuit_open").counter().count())
+    assertThat(
+            meters
+                .get(UpstreamErrors.METRIC)
+                .tags("dependency", "primary-model", "kind", "circuit_open")
+                .counter()
+                .count())
         .isEqualTo(3);
-    assertThat(breakers.state(Dependency.BACKUP_MODEL)).as("each model has its own breaker").isEqualTo(State.CLOSED);
+    assertThat(breakers.state(Dependency.BACKUP_MODEL))
+        .as("each model has its own breaker")
+        .isEqualTo(State.CLOSED);
   }
 
   @Test
@@ -293,7 +370,8 @@ class OpenAiGenerationActivitiesTest {
     OpenAiGenerationActivities activities = activities();
 
     for (int i = 0; i < 6; i++) {
-      assertFailure(() -> activities.generateAnswer(question("x")), type(ModelFailures.TOKEN_LIMIT, true));
+      assertFailure(
+          () -> activities.generateAnswer(question("x")), type(ModelFailures.TOKEN_LIMIT, true));
     }
     assertThat(breakers.state(Dependency.PRIMARY_MODEL)).isEqualTo(State.CLOSED);
     assertThat(fake.calls()).hasSize(6);
@@ -303,7 +381,9 @@ class OpenAiGenerationActivitiesTest {
   void halfOpenClosesAfterConsecutiveSuccessfulTrialCalls() {
     OpenAiGenerationActivities activities = activities();
     breakers.breaker(Dependency.PRIMARY_MODEL).transitionToOpenState();
-    breakers.breaker(Dependency.PRIMARY_MODEL).transitionToHalfOpenState(); // as after the open wait
+    breakers
+        .breaker(Dependency.PRIMARY_MODEL)
+        .transitionToHalfOpenState(); // as after the open wait
     assertThat(breakers.healthScore(Dependency.PRIMARY_MODEL)).isEqualTo(0.5);
 
     activities.generateAnswer(question("x"));
@@ -321,43 +401,59 @@ class OpenAiGenerationActivitiesTest {
     breakers.breaker(Dependency.PRIMARY_MODEL).transitionToHalfOpenState();
     fake.script(call -> Reply.error(502));
 
-    assertFailure(() -> activities.generateAnswer(question("x")), type(ModelFailures.SERVER_ERROR, false));
+    assertFailure(
+        () -> activities.generateAnswer(question("x")), type(ModelFailures.SERVER_ERROR, false));
 
     assertThat(breakers.state(Dependency.PRIMARY_MODEL)).isEqualTo(State.OPEN);
-    assertFailure(() -> activities.generateAnswer(question("x")), type(ModelFailures.CIRCUIT_OPEN, true));
+    assertFailure(
+        () -> activities.generateAnswer(question("x")), type(ModelFailures.CIRCUIT_OPEN, true));
     assertThat(fake.calls()).hasSize(1);
   }
 
-  // --- backup model ------------------------------------------------------------------------------------------------
+  // --- backup model
+  // ------------------------------------------------------------------------------------------------
 
   @Test
   void aBackupRequestGoesToTheBackupModel() {
     try (FakeModelServer backupServer = FakeModelServer.start()) {
       backupServer.script(call -> Reply.text("Backup says: within 3-5 working days."));
-      OpenAiGenerationActivities activities = new OpenAiGenerationActivities(
-          settings(fake.baseUrl(), "fake-model", Duration.ofSeconds(5)),
-          settings(backupServer.baseUrl(), "backup-model", Duration.ofSeconds(5)),
-          RATE_LIMITS, breakers, errors);
-      breakers.breaker(Dependency.PRIMARY_MODEL).transitionToOpenState(); // the primary is down: the backup still works
+      OpenAiGenerationActivities activities =
+          new OpenAiGenerationActivities(
+              settings(fake.baseUrl(), "fake-model", Duration.ofSeconds(5)),
+              settings(backupServer.baseUrl(), "backup-model", Duration.ofSeconds(5)),
+              RATE_LIMITS,
+              breakers,
+              errors);
+      breakers
+          .breaker(Dependency.PRIMARY_MODEL)
+          .transitionToOpenState(); // the primary is down: the backup still works
 
       GenerationResult result =
-          activities.generateAnswer(new GenerationRequest("Where is my card?", List.of(cardArrival), ModelFailures.BACKUP));
+          activities.generateAnswer(
+              new GenerationRequest(
+                  "Where is my card?", List.of(cardArrival), ModelFailures.BACKUP));
 
       assertThat(result.answered()).isTrue();
       assertThat(result.model()).isEqualTo("backup-model");
       assertThat(result.text()).isEqualTo("Backup says: within 3-5 working days.");
-      assertThat(backupServer.calls()).singleElement().satisfies(call -> {
-        assertThat(call.model()).isEqualTo("backup-model");
-        assertThat(call.systemPrompt()).contains("card_arrival");
-      });
+      assertThat(backupServer.calls())
+          .singleElement()
+          .satisfies(
+              call -> {
+                assertThat(call.model()).isEqualTo("backup-model");
+                assertThat(call.systemPrompt()).contains("card_arrival");
+              });
       assertThat(fake.calls()).isEmpty();
-      assertThat(breakers.breaker(Dependency.BACKUP_MODEL).getMetrics().getNumberOfSuccessfulCalls()).isEqualTo(1);
+      assertThat(
+              breakers.breaker(Dependency.BACKUP_MODEL).getMetrics().getNumberOfSuccessfulCalls())
+          .isEqualTo(1);
     }
   }
 
   @Test
   void aBackupRequestWithoutABackupModelIsNotConfigured() {
-    GenerationResult result = activities().generateAnswer(new GenerationRequest("x", List.of(), ModelFailures.BACKUP));
+    GenerationResult result =
+        activities().generateAnswer(new GenerationRequest("x", List.of(), ModelFailures.BACKUP));
 
     assertThat(result.outcome()).isEqualTo(GenerationResult.Outcome.NOT_CONFIGURED);
     assertThat(fake.calls()).isEmpty();

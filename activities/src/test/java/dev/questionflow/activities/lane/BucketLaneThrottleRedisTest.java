@@ -28,11 +28,16 @@ class BucketLaneThrottleRedisTest {
     RedisClient client = RedisClient.create();
     clients.add(client);
     RedisBuckets redis =
-        new RedisBuckets(client, RedisURI.create(TestRedis.URL), Duration.ofSeconds(2), TimeMeter.SYSTEM_MILLISECONDS);
+        new RedisBuckets(
+            client,
+            RedisURI.create(TestRedis.URL),
+            Duration.ofSeconds(2),
+            TimeMeter.SYSTEM_MILLISECONDS);
     if (!redis.awaitConnected(Duration.ofSeconds(5))) {
       TestRedis.unavailable(new IllegalStateException("no connection within 5 s"));
     }
-    return new BucketLaneThrottle(redis, new LocalBuckets(TimeMeter.SYSTEM_NANOTIME, 100), new SimpleMeterRegistry());
+    return new BucketLaneThrottle(
+        redis, new LocalBuckets(TimeMeter.SYSTEM_NANOTIME, 100), new SimpleMeterRegistry());
   }
 
   @Test
@@ -45,7 +50,8 @@ class BucketLaneThrottleRedisTest {
     second.capWindow(lane, 3.0, true);
     first.capWindow(lane, 3.0, true);
 
-    second.capWindow(lane, 3.0, true); // the 4th in the window, from the other instance: waits for the 1st
+    second.capWindow(
+        lane, 3.0, true); // the 4th in the window, from the other instance: waits for the 1st
 
     assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(990_000_000L);
   }

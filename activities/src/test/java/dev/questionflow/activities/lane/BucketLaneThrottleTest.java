@@ -26,7 +26,8 @@ class BucketLaneThrottleTest {
   }
 
   @Test
-  void consecutiveCallsOfALaneAreSpacedAtTheRateAndARateChangeReconfiguresTheSameBucket() throws Exception {
+  void consecutiveCallsOfALaneAreSpacedAtTheRateAndARateChangeReconfiguresTheSameBucket()
+      throws Exception {
     SimpleMeterRegistry meters = new SimpleMeterRegistry();
     BucketLaneThrottle throttle =
         new BucketLaneThrottle(null, new LocalBuckets(TimeMeter.SYSTEM_NANOTIME, 100), meters);
@@ -36,13 +37,15 @@ class BucketLaneThrottleTest {
     }
     double spanMillis = (System.nanoTime() - t0) / 1e6;
     // five spacings of 20.3 ms; no upper bound (a loaded machine may be slower, never faster)
-    assertThat(spanMillis).isGreaterThanOrEqualTo(5 * 1000 / (50 * BucketLaneThrottle.SPACING_MARGIN) - 1);
+    assertThat(spanMillis)
+        .isGreaterThanOrEqualTo(5 * 1000 / (50 * BucketLaneThrottle.SPACING_MARGIN) - 1);
 
     long t1 = System.nanoTime();
     for (int i = 0; i < 3; i++) {
       throttle.acquire("lane-a", 25); // halved: the same bucket, now one per ~40.6 ms
     }
-    assertThat((System.nanoTime() - t1) / 1e6).isGreaterThanOrEqualTo(2 * 1000 / (25 * BucketLaneThrottle.SPACING_MARGIN) - 1);
+    assertThat((System.nanoTime() - t1) / 1e6)
+        .isGreaterThanOrEqualTo(2 * 1000 / (25 * BucketLaneThrottle.SPACING_MARGIN) - 1);
   }
 
   @Test
@@ -60,8 +63,10 @@ class BucketLaneThrottleTest {
     throttle.capWindow("lane-w", 3.0, false);
 
     // the fourth waits until the first has left the window (n / rate = 1 s, plus the margin)
-    assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo((long) (1e9 * BucketLaneThrottle.WINDOW_MARGIN) - 1_000_000);
+    assertThat(System.nanoTime() - start)
+        .isGreaterThanOrEqualTo((long) (1e9 * BucketLaneThrottle.WINDOW_MARGIN) - 1_000_000);
     assertThat(threeReleased - start).isLessThan(500_000_000L);
-    assertThat(meters.counter("cs_lane_throttle_window_waits_total").count()).isGreaterThanOrEqualTo(1);
+    assertThat(meters.counter("cs_lane_throttle_window_waits_total").count())
+        .isGreaterThanOrEqualTo(1);
   }
 }

@@ -11,14 +11,18 @@ import java.time.ZoneOffset;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Position and ETA as a waiting question sees them, on the in-memory ledger with a clock the test moves. */
+/**
+ * Position and ETA as a waiting question sees them, on the in-memory ledger with a clock the test
+ * moves.
+ */
 class LaneLedgerActivitiesTest {
 
   private static final String LANE = "model-primary";
 
   private final MovableClock clock = new MovableClock();
   private final InMemoryLaneLedger ledger = new InMemoryLaneLedger(clock);
-  private final LaneLedgerActivities activities = new LaneLedgerActivities(ledger, Map.of(LANE, 10.0), clock);
+  private final LaneLedgerActivities activities =
+      new LaneLedgerActivities(ledger, Map.of(LANE, 10.0), clock);
 
   /** {@code calls} calls of {@code latencyMillis}, spread evenly over the next {@code seconds}. */
   private void serve(int calls, long latencyMillis, double seconds) {

@@ -19,9 +19,13 @@ import org.junit.jupiter.api.Test;
 
 class LaneRateControllerTest {
 
-  /** The e2e test's settings: a 4 s interval and window, so a run takes seconds of simulated time. */
+  /**
+   * The e2e test's settings: a 4 s interval and window, so a run takes seconds of simulated time.
+   */
   private static final Settings FAST =
-      new Settings(Duration.ofSeconds(4), Duration.ofSeconds(4), 0.95, Duration.ofSeconds(5), 0.10, 0.1, 10);
+      new Settings(
+          Duration.ofSeconds(4), Duration.ofSeconds(4), 0.95, Duration.ofSeconds(5), 0.10, 0.1, 10);
+
   private static final Duration LONG_AGO = Duration.ofHours(1);
   private static final History SETTLED = new History(LONG_AGO, null, LONG_AGO);
 
@@ -32,15 +36,18 @@ class LaneRateControllerTest {
   @Test
   void halvesBelowTheSuccessRateOrAboveTheMeanLatency() {
     assertThat(LaneRateController.decide(10, 10, stats(40, 37, 50), FAST, SETTLED)).isEqualTo(5.0);
-    assertThat(LaneRateController.decide(10, 10, stats(40, 40, 5_001), FAST, SETTLED)).isEqualTo(5.0);
-    assertThat(LaneRateController.decide(10, 10, stats(40, 38, 5_000), FAST, SETTLED)).isEqualTo(10.0);
+    assertThat(LaneRateController.decide(10, 10, stats(40, 40, 5_001), FAST, SETTLED))
+        .isEqualTo(5.0);
+    assertThat(LaneRateController.decide(10, 10, stats(40, 38, 5_000), FAST, SETTLED))
+        .isEqualTo(10.0);
   }
 
   @Test
   void judgesNothingOnTooFewCallsOrWithinTwoWindowsOfStartUp() {
     assertThat(LaneRateController.decide(10, 10, stats(9, 0, 50), FAST, SETTLED)).isEqualTo(10.0);
     History warmingUp = new History(Duration.ofSeconds(7), null, Duration.ofSeconds(7));
-    assertThat(LaneRateController.decide(10, 10, stats(40, 0, 50), FAST, warmingUp)).isEqualTo(10.0);
+    assertThat(LaneRateController.decide(10, 10, stats(40, 0, 50), FAST, warmingUp))
+        .isEqualTo(10.0);
     History warm = new History(Duration.ofSeconds(8), null, Duration.ofSeconds(8));
     assertThat(LaneRateController.decide(10, 10, stats(40, 0, 50), FAST, warm)).isEqualTo(5.0);
   }
@@ -48,9 +55,11 @@ class LaneRateControllerTest {
   @Test
   void aSecondHalvingWaitsForAWindowAtTheLowerRate() {
     History halvedRecently = new History(LONG_AGO, Duration.ofSeconds(3), Duration.ofSeconds(3));
-    assertThat(LaneRateController.decide(5, 10, stats(40, 20, 50), FAST, halvedRecently)).isEqualTo(5.0);
+    assertThat(LaneRateController.decide(5, 10, stats(40, 20, 50), FAST, halvedRecently))
+        .isEqualTo(5.0);
     History halvedAWindowAgo = new History(LONG_AGO, Duration.ofSeconds(4), Duration.ofSeconds(4));
-    assertThat(LaneRateController.decide(5, 10, stats(40, 20, 50), FAST, halvedAWindowAgo)).isEqualTo(2.5);
+    assertThat(LaneRateController.decide(5, 10, stats(40, 20, 50), FAST, halvedAWindowAgo))
+        .isEqualTo(2.5);
   }
 
   @Test
@@ -61,21 +70,25 @@ class LaneRateControllerTest {
   @Test
   void climbsByTenPercentOfTheConfiguredRateOncePerIntervalUpToIt() {
     History raisedRecently = new History(LONG_AGO, LONG_AGO, Duration.ofSeconds(3));
-    assertThat(LaneRateController.decide(5, 10, stats(40, 40, 50), FAST, raisedRecently)).isEqualTo(5.0);
+    assertThat(LaneRateController.decide(5, 10, stats(40, 40, 50), FAST, raisedRecently))
+        .isEqualTo(5.0);
     assertThat(LaneRateController.decide(5, 10, stats(40, 40, 50), FAST, SETTLED)).isEqualTo(6.0);
-    assertThat(LaneRateController.decide(9.5, 10, stats(40, 40, 50), FAST, SETTLED)).isEqualTo(10.0);
+    assertThat(LaneRateController.decide(9.5, 10, stats(40, 40, 50), FAST, SETTLED))
+        .isEqualTo(10.0);
     assertThat(LaneRateController.decide(10, 10, stats(40, 40, 50), FAST, SETTLED)).isEqualTo(10.0);
   }
 
   @Test
   void aLoweredConfigurationTakesEffectAtOnce() {
-    assertThat(LaneRateController.decide(10, 6, stats(0, 0, 0), FAST,
-        new History(Duration.ZERO, null, Duration.ZERO))).isEqualTo(6.0);
+    assertThat(
+            LaneRateController.decide(
+                10, 6, stats(0, 0, 0), FAST, new History(Duration.ZERO, null, Duration.ZERO)))
+        .isEqualTo(6.0);
   }
 
   /**
-   * The controller on a simulated lane: 10 calls/s finish, each failing with the current error probability
-   * (seeded), the controller checks once per simulated second.
+   * The controller on a simulated lane: 10 calls/s finish, each failing with the current error
+   * probability (seeded), the controller checks once per simulated second.
    */
   private static final class SimulatedLane {
     final MovingClock clock = new MovingClock();
@@ -86,10 +99,15 @@ class LaneRateControllerTest {
     double errorRate;
 
     SimulatedLane() {
-      controller = new LaneRateController(
-          List.of(new Lane("primary", "q-model-primary", 10)), FAST, ledger,
-          (queue, rate, reason) -> applied.add(new double[] {clock.millis / 1000.0, rate}),
-          "me", new SimpleMeterRegistry(), () -> clock.millis * 1_000_000);
+      controller =
+          new LaneRateController(
+              List.of(new Lane("primary", "q-model-primary", 10)),
+              FAST,
+              ledger,
+              (queue, rate, reason) -> applied.add(new double[] {clock.millis / 1000.0, rate}),
+              "me",
+              new SimpleMeterRegistry(),
+              () -> clock.millis * 1_000_000);
     }
 
     /** Runs for {@code seconds}; returns the rate after each check. */
@@ -127,14 +145,17 @@ class LaneRateControllerTest {
         steps.add(r);
       }
     }
-    // the window first has to be healthy again, then one step of 1.0/s (10 % of 10) per 4 s interval, the last
+    // the window first has to be healthy again, then one step of 1.0/s (10 % of 10) per 4 s
+    // interval, the last
     // one capped at the configured rate
     assertThat(steps.get(steps.size() - 1)).as("steps %s", steps).isEqualTo(10.0);
     for (int i = 1; i < steps.size() - 1; i++) {
-      assertThat(steps.get(i) - steps.get(i - 1)).as("steps %s", steps).isCloseTo(1.0,
-          org.assertj.core.data.Offset.offset(1e-9));
+      assertThat(steps.get(i) - steps.get(i - 1))
+          .as("steps %s", steps)
+          .isCloseTo(1.0, org.assertj.core.data.Offset.offset(1e-9));
     }
-    assertThat(steps.get(steps.size() - 1) - steps.get(steps.size() - 2)).isBetween(0.0, 1.0 + 1e-9);
+    assertThat(steps.get(steps.size() - 1) - steps.get(steps.size() - 2))
+        .isBetween(0.0, 1.0 + 1e-9);
     int firstRaise = recovering.indexOf(steps.get(1));
     int secondRaise = recovering.indexOf(steps.get(2));
     assertThat(secondRaise - firstRaise).isEqualTo(4);
@@ -156,15 +177,24 @@ class LaneRateControllerTest {
   @Test
   void anInstanceThatDoesNotLeadFollowsTheSharedRate() {
     SimulatedLane lane = new SimulatedLane();
-    LaneRateController follower = new LaneRateController(
-        List.of(new Lane("primary", "q-model-primary", 10)), FAST, lane.ledger,
-        (queue, rate, reason) -> { throw new AssertionError("a follower must not set the rate"); },
-        "other", new SimpleMeterRegistry(), () -> lane.clock.millis * 1_000_000);
+    LaneRateController follower =
+        new LaneRateController(
+            List.of(new Lane("primary", "q-model-primary", 10)),
+            FAST,
+            lane.ledger,
+            (queue, rate, reason) -> {
+              throw new AssertionError("a follower must not set the rate");
+            },
+            "other",
+            new SimpleMeterRegistry(),
+            () -> lane.clock.millis * 1_000_000);
     lane.run(10);
     lane.errorRate = 0.2;
     lane.run(6);
     follower.tick();
-    assertThat(follower.rate("primary")).isEqualTo(lane.controller.rate("primary")).isLessThan(10.0);
+    assertThat(follower.rate("primary"))
+        .isEqualTo(lane.controller.rate("primary"))
+        .isLessThan(10.0);
   }
 
   /** A clock the simulation moves. */

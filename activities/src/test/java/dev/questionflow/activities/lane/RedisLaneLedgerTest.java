@@ -1,8 +1,8 @@
 package dev.questionflow.activities.lane;
 
-import dev.questionflow.activities.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.questionflow.activities.testing.TestRedis;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Clock;
@@ -12,7 +12,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The lane ledger's line in a real Redis at IT_REDIS_URL (default redis://127.0.0.1:6379); skipped when none answers (fails under CI=true). */
+/**
+ * The lane ledger's line in a real Redis at IT_REDIS_URL (default redis://127.0.0.1:6379); skipped
+ * when none answers (fails under CI=true).
+ */
 class RedisLaneLedgerTest {
 
   private static final String URL = TestRedis.URL;

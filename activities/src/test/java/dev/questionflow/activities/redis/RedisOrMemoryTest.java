@@ -18,15 +18,16 @@ class RedisOrMemoryTest {
   }
 
   private final AtomicBoolean redisUp = new AtomicBoolean(true);
-  private final Store redis = key -> {
-    if (!redisUp.get()) {
-      throw new RedisConnectionException("connection refused");
-    }
-    if (key.isEmpty()) {
-      throw new IllegalArgumentException("empty key");
-    }
-    return "redis:" + key;
-  };
+  private final Store redis =
+      key -> {
+        if (!redisUp.get()) {
+          throw new RedisConnectionException("connection refused");
+        }
+        if (key.isEmpty()) {
+          throw new IllegalArgumentException("empty key");
+        }
+        return "redis:" + key;
+      };
   private final Store memory = key -> "memory:" + key;
   private final UpstreamErrors errors = new UpstreamErrors(new SimpleMeterRegistry());
   private final Store store =

@@ -19,12 +19,17 @@ class HotEntryCacheTest {
     HotEntryCache cache = new HotEntryCache(10, 10);
     cache.record("Where is my new card?", matched("card_arrival", "When will my card arrive?"));
 
-    assertThat(cache.lookup("where is my NEW card", 3)).get().satisfies(r -> {
-      assertThat(r.method()).isEqualTo(RetrievalResult.HOT_CACHE);
-      assertThat(r.best().faqId()).isEqualTo("card_arrival");
-    });
-    assertThat(cache.lookup("when does the card arrive", 3)).get()
-        .extracting(r -> r.best().faqId()).isEqualTo("card_arrival");
+    assertThat(cache.lookup("where is my NEW card", 3))
+        .get()
+        .satisfies(
+            r -> {
+              assertThat(r.method()).isEqualTo(RetrievalResult.HOT_CACHE);
+              assertThat(r.best().faqId()).isEqualTo("card_arrival");
+            });
+    assertThat(cache.lookup("when does the card arrive", 3))
+        .get()
+        .extracting(r -> r.best().faqId())
+        .isEqualTo("card_arrival");
     assertThat(cache.lookup("how do I reset my password", 3)).isEmpty();
   }
 
@@ -48,9 +53,13 @@ class HotEntryCacheTest {
 
     assertThat(cache.questionCount()).isEqualTo(3);
     assertThat(cache.entryCount()).isEqualTo(2);
-    assertThat(cache.lookup("when will my card arrive", 3)).get()
-        .extracting(r -> r.best().faqId()).isEqualTo("card_arrival");
-    assertThat(cache.lookup("exchange rate for euros", 3)).as("the colder entry was evicted").isEmpty();
+    assertThat(cache.lookup("when will my card arrive", 3))
+        .get()
+        .extracting(r -> r.best().faqId())
+        .isEqualTo("card_arrival");
+    assertThat(cache.lookup("exchange rate for euros", 3))
+        .as("the colder entry was evicted")
+        .isEmpty();
   }
 
   @Test
@@ -58,6 +67,9 @@ class HotEntryCacheTest {
     HotEntryCache cache = new HotEntryCache(10, 10);
     cache.record("我的新卡还没收到", matched("card_arrival", "我的卡什么时候到？"));
 
-    assertThat(cache.lookup("新卡还没收到呢", 3)).get().extracting(r -> r.best().faqId()).isEqualTo("card_arrival");
+    assertThat(cache.lookup("新卡还没收到呢", 3))
+        .get()
+        .extracting(r -> r.best().faqId())
+        .isEqualTo("card_arrival");
   }
 }

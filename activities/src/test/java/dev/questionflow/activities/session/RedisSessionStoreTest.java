@@ -1,8 +1,8 @@
 package dev.questionflow.activities.session;
 
-import dev.questionflow.activities.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.questionflow.activities.testing.TestRedis;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -27,8 +27,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The Redis store against a real Redis at IT_REDIS_URL (default redis://127.0.0.1:6379); skipped when none answers (fails under CI=true).
- * Every test uses its own session ID and deletes its keys.
+ * The Redis store against a real Redis at IT_REDIS_URL (default redis://127.0.0.1:6379); skipped
+ * when none answers (fails under CI=true). Every test uses its own session ID and deletes its keys.
  */
 class RedisSessionStoreTest {
 
@@ -52,7 +52,9 @@ class RedisSessionStoreTest {
   @AfterEach
   void cleanUp() {
     if (admin != null) {
-      admin.del(RedisSessionStore.key(session, "line"), RedisSessionStore.key(session, "members"),
+      admin.del(
+          RedisSessionStore.key(session, "line"),
+          RedisSessionStore.key(session, "members"),
           RedisSessionStore.key(session, "history"));
     }
     clients.forEach(RedisClient::shutdown);
@@ -71,7 +73,8 @@ class RedisSessionStoreTest {
   }
 
   private static Turn turn(String workflowId, int i) {
-    return new Turn(workflowId, "q" + i, "a" + i, "LLM", Instant.parse("2025-01-01T10:00:00Z").plusSeconds(i));
+    return new Turn(
+        workflowId, "q" + i, "a" + i, "LLM", Instant.parse("2025-01-01T10:00:00Z").plusSeconds(i));
   }
 
   @Test
@@ -87,7 +90,9 @@ class RedisSessionStoreTest {
     assertThat(two.line(session)).containsExactly("A", "B");
 
     assertThat(two.finish(session, "A", turn("A", 1))).isEqualTo("B");
-    assertThat(one.finish(session, "A", turn("A", 1))).as("retried finish: same next, no second turn").isEqualTo("B");
+    assertThat(one.finish(session, "A", turn("A", 1)))
+        .as("retried finish: same next, no second turn")
+        .isEqualTo("B");
     assertThat(one.line(session)).containsExactly("B");
     assertThat(one.history(session)).containsExactly(turn("A", 1));
     assertThat(two.history(session)).containsExactly(turn("A", 1));
@@ -120,22 +125,23 @@ class RedisSessionStoreTest {
   @Test
   void aQuestionThatNeverFinishesIsDroppedFromTheLineAfterTheTtl() {
     Instant[] now = {Instant.parse("2025-01-01T10:00:00Z")};
-    Clock clock = new Clock() {
-      @Override
-      public Instant instant() {
-        return now[0];
-      }
+    Clock clock =
+        new Clock() {
+          @Override
+          public Instant instant() {
+            return now[0];
+          }
 
-      @Override
-      public java.time.ZoneId getZone() {
-        return java.time.ZoneOffset.UTC;
-      }
+          @Override
+          public java.time.ZoneId getZone() {
+            return java.time.ZoneOffset.UTC;
+          }
 
-      @Override
-      public Clock withZone(java.time.ZoneId zone) {
-        return this;
-      }
-    };
+          @Override
+          public Clock withZone(java.time.ZoneId zone) {
+            return this;
+          }
+        };
     RedisSessionStore store = new RedisSessionStore(connect(), LIMITS, clock);
     store.join(session, "crashed");
     now[0] = now[0].plus(Duration.ofMinutes(20));
@@ -161,11 +167,14 @@ class RedisSessionStoreTest {
       for (int i = 0; i < threads; i++) {
         String workflowId = "W" + i;
         RedisSessionStore store = stores.get(i % stores.size());
-        done.add(pool.submit(() -> {
-          start.await();
-          predecessorOf.put(workflowId, Objects.requireNonNullElse(store.join(session, workflowId), ""));
-          return null;
-        }));
+        done.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  predecessorOf.put(
+                      workflowId, Objects.requireNonNullElse(store.join(session, workflowId), ""));
+                  return null;
+                }));
       }
       start.countDown();
       for (Future<?> f : done) {
@@ -176,8 +185,12 @@ class RedisSessionStoreTest {
     }
 
     assertThat(predecessorOf).hasSize(threads);
-    assertThat(predecessorOf.values().stream().filter(String::isEmpty)).as("exactly one is first").hasSize(1);
-    assertThat(new HashSet<>(predecessorOf.values())).as("every predecessor distinct").hasSize(threads);
+    assertThat(predecessorOf.values().stream().filter(String::isEmpty))
+        .as("exactly one is first")
+        .hasSize(1);
+    assertThat(new HashSet<>(predecessorOf.values()))
+        .as("every predecessor distinct")
+        .hasSize(threads);
     // follow the chain from the first: it must visit all 20 in the order of the stored line
     Map<String, String> successorOf = new HashMap<>();
     predecessorOf.forEach((wf, pred) -> successorOf.put(pred, wf));
@@ -190,7 +203,8 @@ class RedisSessionStoreTest {
     // and retries from other instances change nothing
     for (int i = 0; i < threads; i++) {
       String wf = "W" + i;
-      assertThat(Objects.requireNonNullElse(stores.get((i + 1) % stores.size()).join(session, wf), ""))
+      assertThat(
+              Objects.requireNonNullElse(stores.get((i + 1) % stores.size()).join(session, wf), ""))
           .isEqualTo(predecessorOf.get(wf));
     }
     assertThat(stores.get(1).line(session)).containsExactlyElementsOf(chain);

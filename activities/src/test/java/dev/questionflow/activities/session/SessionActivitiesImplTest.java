@@ -13,7 +13,10 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
-/** Session order and history on the in-memory store, with a recording signal sender instead of Temporal. */
+/**
+ * Session order and history on the in-memory store, with a recording signal sender instead of
+ * Temporal.
+ */
 class SessionActivitiesImplTest {
 
   /** What would have been signalled: {@code next <- finished}. */
@@ -71,7 +74,9 @@ class SessionActivitiesImplTest {
     assertThat(session.joinSession(new SessionJoin("s1", "A"))).isNull();
     assertThat(session.joinSession(new SessionJoin("s1", "B"))).isEqualTo("A");
     assertThat(session.joinSession(new SessionJoin("s1", "C"))).isEqualTo("B");
-    assertThat(session.joinSession(new SessionJoin("other", "X"))).as("another session has its own line").isNull();
+    assertThat(session.joinSession(new SessionJoin("other", "X")))
+        .as("another session has its own line")
+        .isNull();
     assertThat(store.line("s1")).containsExactly("A", "B", "C");
   }
 
@@ -104,7 +109,9 @@ class SessionActivitiesImplTest {
     assertThat(store.line("s1")).containsExactly("B");
     assertThat(store.history("s1"))
         .extracting(Turn::workflowId, Turn::question, Turn::answer, Turn::level)
-        .containsExactly(org.assertj.core.groups.Tuple.tuple("A", "Where is my card?", "It arrives in 3-5 days.", "LLM"));
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(
+                "A", "Where is my card?", "It arrives in 3-5 days.", "LLM"));
 
     session.finishSessionTurn(turn("B", "q2", "a2"));
     assertThat(signals.sent).as("nobody behind B").containsExactly(new Signal("B", "A"));
@@ -156,7 +163,8 @@ class SessionActivitiesImplTest {
 
   @Test
   void theHistoryKeepsTheLastTurns() {
-    InMemorySessionStore store = new InMemorySessionStore(new SessionLimits(3, Duration.ofMinutes(30)), clock);
+    InMemorySessionStore store =
+        new InMemorySessionStore(new SessionLimits(3, Duration.ofMinutes(30)), clock);
     SessionActivitiesImpl session = activities(store);
     List<String> ids = new ArrayList<>();
     for (int i = 1; i <= 5; i++) {
@@ -171,7 +179,8 @@ class SessionActivitiesImplTest {
 
   @Test
   void aSessionIsKeptTtlAfterItsLastMessage() {
-    InMemorySessionStore store = new InMemorySessionStore(new SessionLimits(10, Duration.ofMinutes(30)), clock);
+    InMemorySessionStore store =
+        new InMemorySessionStore(new SessionLimits(10, Duration.ofMinutes(30)), clock);
     SessionActivitiesImpl session = activities(store);
     session.joinSession(new SessionJoin("s1", "A"));
     session.finishSessionTurn(turn("A", "q1", "a1"));
@@ -190,12 +199,14 @@ class SessionActivitiesImplTest {
 
   @Test
   void aQuestionThatNeverFinishesDoesNotBlockItsSessionForEver() {
-    InMemorySessionStore store = new InMemorySessionStore(new SessionLimits(10, Duration.ofMinutes(30)), clock);
+    InMemorySessionStore store =
+        new InMemorySessionStore(new SessionLimits(10, Duration.ofMinutes(30)), clock);
     SessionActivitiesImpl session = activities(store);
     session.joinSession(new SessionJoin("s1", "crashed"));
     clock.advance(Duration.ofMinutes(20));
     assertThat(session.joinSession(new SessionJoin("s1", "B"))).isEqualTo("crashed");
-    clock.advance(Duration.ofMinutes(11)); // "crashed" joined 31 minutes ago, the session is still alive
+    clock.advance(
+        Duration.ofMinutes(11)); // "crashed" joined 31 minutes ago, the session is still alive
 
     assertThat(session.joinSession(new SessionJoin("s1", "C"))).isEqualTo("B");
     assertThat(store.line("s1")).containsExactly("B", "C");

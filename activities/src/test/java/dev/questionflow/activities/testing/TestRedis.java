@@ -4,9 +4,9 @@ import java.util.Objects;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * The Redis of the tests: {@code IT_REDIS_URL}, default {@code redis://127.0.0.1:6379}. A test that finds none is
- * skipped on a laptop, but fails in CI ({@code CI=true}), where bin/test starts one: a Redis test that silently
- * stopped running is a defect.
+ * The Redis of the tests: {@code IT_REDIS_URL}, default {@code redis://127.0.0.1:6379}. A test that
+ * finds none is skipped on a laptop, but fails in CI ({@code CI=true}), where bin/test starts one:
+ * a Redis test that silently stopped running is a defect.
  */
 public final class TestRedis {
 

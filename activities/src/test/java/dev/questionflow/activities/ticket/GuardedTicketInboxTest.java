@@ -26,17 +26,37 @@ class GuardedTicketInboxTest {
       throw new IllegalStateException("Connection refused: redis");
     }
 
-    @Override public Ticket createIfAbsent(Ticket ticket) { return fail(); }
-    @Override public Optional<Ticket> find(String ticketId) { return fail(); }
-    @Override public void update(Ticket ticket) { fail(); }
-    @Override public List<Ticket> list(Ticket.Status status, int limit) { return fail(); }
-    @Override public String kind() { return "redis"; }
+    @Override
+    public Ticket createIfAbsent(Ticket ticket) {
+      return fail();
+    }
+
+    @Override
+    public Optional<Ticket> find(String ticketId) {
+      return fail();
+    }
+
+    @Override
+    public void update(Ticket ticket) {
+      fail();
+    }
+
+    @Override
+    public List<Ticket> list(Ticket.Status status, int limit) {
+      return fail();
+    }
+
+    @Override
+    public String kind() {
+      return "redis";
+    }
   }
 
   @Test
   void afterTheBreakerOpensCallsFailAtOnceWithoutTouchingTheStore() {
     SimpleMeterRegistry meters = new SimpleMeterRegistry();
-    DependencyBreakers breakers = new DependencyBreakers(BreakerSettings.SPEC.withMinimumCalls(4), Map.of(), meters);
+    DependencyBreakers breakers =
+        new DependencyBreakers(BreakerSettings.SPEC.withMinimumCalls(4), Map.of(), meters);
     UpstreamErrors errors = new UpstreamErrors(meters);
     DownInbox store = new DownInbox();
     GuardedTicketInbox inbox = new GuardedTicketInbox(store, breakers, errors);
@@ -45,7 +65,8 @@ class GuardedTicketInboxTest {
       assertThatThrownBy(() -> inbox.find("T-1")).hasMessageContaining("Connection refused");
     }
     assertThat(breakers.state(Dependency.REDIS)).isEqualTo(CircuitBreaker.State.OPEN);
-    assertThatThrownBy(() -> inbox.list(Ticket.Status.OPEN, 10)).hasMessageContaining("circuit is open");
+    assertThatThrownBy(() -> inbox.list(Ticket.Status.OPEN, 10))
+        .hasMessageContaining("circuit is open");
 
     assertThat(store.calls.get()).isEqualTo(4);
     assertThat(errors.count(Dependency.REDIS, UpstreamErrors.Kind.CIRCUIT_OPEN)).isEqualTo(1.0);

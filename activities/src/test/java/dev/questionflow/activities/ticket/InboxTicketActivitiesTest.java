@@ -23,7 +23,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Ticket hand-over: idempotent in the inbox, delivered to a (local, real HTTP) helpdesk exactly once. */
+/**
+ * Ticket hand-over: idempotent in the inbox, delivered to a (local, real HTTP) helpdesk exactly
+ * once.
+ */
 class InboxTicketActivitiesTest {
 
   private record Received(String idempotencyKey, String body) {}
@@ -36,17 +39,22 @@ class InboxTicketActivitiesTest {
 
   private HttpServer startHelpdesk() {
     try {
-      HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-      server.createContext("/tickets", exchange -> {
-        String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
-        if (failuresLeft.getAndDecrement() > 0) {
-          exchange.sendResponseHeaders(503, -1);
-        } else {
-          received.add(new Received(exchange.getRequestHeaders().getFirst("Idempotency-Key"), body));
-          exchange.sendResponseHeaders(201, -1);
-        }
-        exchange.close();
-      });
+      HttpServer server =
+          HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+      server.createContext(
+          "/tickets",
+          exchange -> {
+            String body =
+                new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+            if (failuresLeft.getAndDecrement() > 0) {
+              exchange.sendResponseHeaders(503, -1);
+            } else {
+              received.add(
+                  new Received(exchange.getRequestHeaders().getFirst("Idempotency-Key"), body));
+              exchange.sendResponseHeaders(201, -1);
+            }
+            exchange.close();
+          });
       server.start();
       return server;
     } catch (java.io.IOException e) {
@@ -62,15 +70,25 @@ class InboxTicketActivitiesTest {
   private InboxTicketActivities activities(boolean withHelpdesk) {
     Optional<HelpdeskWebhook> webhook =
         withHelpdesk
-            ? Optional.of(new HelpdeskWebhook(
-                URI.create("http://127.0.0.1:" + helpdesk.getAddress().getPort() + "/tickets"), Duration.ofSeconds(2)))
+            ? Optional.of(
+                new HelpdeskWebhook(
+                    URI.create("http://127.0.0.1:" + helpdesk.getAddress().getPort() + "/tickets"),
+                    Duration.ofSeconds(2)))
             : Optional.empty();
     return new InboxTicketActivities(inbox, webhook, clock);
   }
 
   private static TicketRequest request(String workflowId) {
-    return new TicketRequest(workflowId, "s1", "u1", "Why is the sky blue?", "general_question", 5,
-        List.of("card_arrival"), "model not configured, no FAQ match", "test-caller");
+    return new TicketRequest(
+        workflowId,
+        "s1",
+        "u1",
+        "Why is the sky blue?",
+        "general_question",
+        5,
+        List.of("card_arrival"),
+        "model not configured, no FAQ match",
+        "test-caller");
   }
 
   @Test
@@ -81,7 +99,8 @@ class InboxTicketActivitiesTest {
     TicketRef second = tickets.openTicket(request("q-abc"));
 
     assertThat(first.ticketId()).isEqualTo("T-abc").isEqualTo(second.ticketId());
-    assertThat(inbox.list(Ticket.Status.OPEN, 10)).singleElement()
+    assertThat(inbox.list(Ticket.Status.OPEN, 10))
+        .singleElement()
         .satisfies(t -> assertThat(t.question()).isEqualTo("Why is the sky blue?"));
   }
 
@@ -102,10 +121,15 @@ class InboxTicketActivitiesTest {
     assertThat(retried.deliveredToHelpdesk()).isTrue();
     assertThat(again.deliveredToHelpdesk()).isTrue();
     assertThat(tickets.openTicket(request("q-def")).deliveredToHelpdesk()).isTrue();
-    assertThat(received).singleElement().satisfies(r -> {
-      assertThat(r.idempotencyKey()).isEqualTo("T-def");
-      assertThat(r.body()).contains("\"workflowId\":\"q-def\"").contains("Why is the sky blue?");
-    });
+    assertThat(received)
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.idempotencyKey()).isEqualTo("T-def");
+              assertThat(r.body())
+                  .contains("\"workflowId\":\"q-def\"")
+                  .contains("Why is the sky blue?");
+            });
   }
 
   @Test
@@ -116,16 +140,22 @@ class InboxTicketActivitiesTest {
     assertThatThrownBy(() -> tickets.deliverTicket("T-dl")).hasMessageContaining("503");
 
     tickets.markTicketUndelivered(new TicketUndelivered("T-dl", "HelpdeskUnavailable: HTTP 503"));
-    assertThat(inbox.find("T-dl")).get().satisfies(t -> {
-      assertThat(t.deliveryError()).isEqualTo("HelpdeskUnavailable: HTTP 503");
-      assertThat(t.deliveredAt()).isNull();
-    });
+    assertThat(inbox.find("T-dl"))
+        .get()
+        .satisfies(
+            t -> {
+              assertThat(t.deliveryError()).isEqualTo("HelpdeskUnavailable: HTTP 503");
+              assertThat(t.deliveredAt()).isNull();
+            });
 
     tickets.deliverTicket("T-dl");
-    assertThat(inbox.find("T-dl")).get().satisfies(t -> {
-      assertThat(t.deliveryError()).isNull();
-      assertThat(t.deliveredAt()).isNotNull();
-    });
+    assertThat(inbox.find("T-dl"))
+        .get()
+        .satisfies(
+            t -> {
+              assertThat(t.deliveryError()).isNull();
+              assertThat(t.deliveredAt()).isNotNull();
+            });
     assertThat(received).hasSize(1);
   }
 
@@ -135,7 +165,8 @@ class InboxTicketActivitiesTest {
     tickets.openTicket(request("q-nohd"));
 
     assertThat(tickets.deliverTicket("T-nohd").deliveredToHelpdesk()).isFalse();
-    assertThatThrownBy(() -> tickets.deliverTicket("T-unknown")).hasMessageContaining("not in the inbox");
+    assertThatThrownBy(() -> tickets.deliverTicket("T-unknown"))
+        .hasMessageContaining("not in the inbox");
   }
 
   @Test
@@ -147,10 +178,13 @@ class InboxTicketActivitiesTest {
     tickets.closeTicket(new TicketClosing("T-ghi", "bob", "a second, late reply"));
 
     assertThat(inbox.list(Ticket.Status.OPEN, 10)).isEmpty();
-    assertThat(inbox.find("T-ghi")).get().satisfies(t -> {
-      assertThat(t.status()).isEqualTo(Ticket.Status.ANSWERED);
-      assertThat(t.agent()).isEqualTo("alice");
-      assertThat(t.reply()).isEqualTo("Rayleigh scattering.");
-    });
+    assertThat(inbox.find("T-ghi"))
+        .get()
+        .satisfies(
+            t -> {
+              assertThat(t.status()).isEqualTo(Ticket.Status.ANSWERED);
+              assertThat(t.agent()).isEqualTo("alice");
+              assertThat(t.reply()).isEqualTo("Rayleigh scattering.");
+            });
   }
 }

@@ -26,7 +26,10 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
-/** The admin API for support engineers (admin role: ADMIN_API_KEY or an OIDC admin; see docs/runbook.md). */
+/**
+ * The admin API for support engineers (admin role: ADMIN_API_KEY or an OIDC admin; see
+ * docs/runbook.md).
+ */
 @RestController
 @RequestMapping(AdminController.BASE)
 @Validated
@@ -44,7 +47,9 @@ class AdminController {
     this.admin = admin;
   }
 
-  @Operation(summary = "Running questions started at least olderThanSeconds ago (optionally in one stage), oldest first")
+  @Operation(
+      summary =
+          "Running questions started at least olderThanSeconds ago (optionally in one stage), oldest first")
   @GetMapping("/questions/stuck")
   List<AdminService.WaitingQuestion> stuck(
       @RequestParam(defaultValue = "60") @Min(0) @Max(86_400 * 30) long olderThanSeconds,
@@ -53,19 +58,26 @@ class AdminController {
     return admin.stuck(Duration.ofSeconds(olderThanSeconds), stage, limit);
   }
 
-  @Operation(summary = "Tickets the helpdesk has not taken yet (running dead-letter workflows) with their status")
+  @Operation(
+      summary =
+          "Tickets the helpdesk has not taken yet (running dead-letter workflows) with their status")
   @GetMapping("/dead-letters")
-  List<AdminService.DeadLetterView> deadLetters(@RequestParam(defaultValue = "50") @Min(1) @Max(500) int limit) {
+  List<AdminService.DeadLetterView> deadLetters(
+      @RequestParam(defaultValue = "50") @Min(1) @Max(500) int limit) {
     return admin.deadLetters(limit);
   }
 
-  @Operation(summary = "Try delivering a dead-letter ticket now (after the helpdesk is fixed); delivery is idempotent")
+  @Operation(
+      summary =
+          "Try delivering a dead-letter ticket now (after the helpdesk is fixed); delivery is idempotent")
   @PostMapping("/dead-letters/{ticketId}/redrive")
   ResponseEntity<DeadLetterStatus> redrive(@PathVariable @Size(max = 128) String ticketId) {
     return ResponseEntity.accepted().body(admin.redrive(ticketId));
   }
 
-  @Operation(summary = "Re-run a question: reset its workflow to the last good point (default) or to its start")
+  @Operation(
+      summary =
+          "Re-run a question: reset its workflow to the last good point (default) or to its start")
   @PostMapping("/questions/{workflowId}/rerun")
   ResponseEntity<AdminService.Rerun> rerun(
       @PathVariable @Size(max = 256) String workflowId,
@@ -78,7 +90,8 @@ class AdminController {
     return ResponseEntity.accepted().body(admin.rerun(workflowId, from, reason));
   }
 
-  @Operation(summary = "A workflow run's history as JSON, for bin/replay --file or the Temporal tools")
+  @Operation(
+      summary = "A workflow run's history as JSON, for bin/replay --file or the Temporal tools")
   @GetMapping(path = "/questions/{workflowId}/history", produces = MediaType.APPLICATION_JSON_VALUE)
   String history(
       @PathVariable @Size(max = 256) String workflowId,
@@ -88,7 +101,8 @@ class AdminController {
 
   @ExceptionHandler(AdminService.VisibilityUnavailableException.class)
   ProblemDetail visibilityUnavailable(AdminService.VisibilityUnavailableException e) {
-    ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.NOT_IMPLEMENTED, e.getMessage());
+    ProblemDetail problem =
+        ProblemDetail.forStatusAndDetail(HttpStatus.NOT_IMPLEMENTED, e.getMessage());
     problem.setTitle("No visibility store");
     return problem;
   }

@@ -28,13 +28,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Service;
 
-/** What support engineers do by hand in the Web UI or the CLI, as API calls: find, redrive, re-run, export. */
+/**
+ * What support engineers do by hand in the Web UI or the CLI, as API calls: find, redrive, re-run,
+ * export.
+ */
 @Service
 class AdminService {
 
   private static final Logger log = LoggerFactory.getLogger(AdminService.class);
 
-  /** Events after which the run did something wrong: a reset to "last good" goes to the task before the first. */
+  /**
+   * Events after which the run did something wrong: a reset to "last good" goes to the task before
+   * the first.
+   */
   private static final Set<EventType> FAILURES =
       Set.of(
           EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED,
@@ -55,14 +61,22 @@ class AdminService {
       OffsetDateTime waitingSince,
       long secondsSinceStart) {}
 
-  record DeadLetterView(String ticketId, String workflowId, Instant since, DeadLetterStatus status) {}
+  record DeadLetterView(
+      String ticketId, String workflowId, Instant since, DeadLetterStatus status) {}
 
-  record Rerun(String workflowId, String previousRunId, String runId, long resetToEventId, String from) {}
+  record Rerun(
+      String workflowId, String previousRunId, String runId, long resetToEventId, String from) {}
 
   enum RerunFrom {
-    /** The last completed workflow task before the run's first failure (or its last one if nothing failed). */
+    /**
+     * The last completed workflow task before the run's first failure (or its last one if nothing
+     * failed).
+     */
     LAST_GOOD,
-    /** The first workflow task: the question runs again from the start with the same input and workflow ID. */
+    /**
+     * The first workflow task: the question runs again from the start with the same input and
+     * workflow ID.
+     */
     START
   }
 
@@ -74,11 +88,16 @@ class AdminService {
     this.clock = Clock.systemUTC();
   }
 
-  /** Running questions started at least {@code olderThan} ago, optionally only those in one stage; oldest first. */
+  /**
+   * Running questions started at least {@code olderThan} ago, optionally only those in one stage;
+   * oldest first.
+   */
   List<WaitingQuestion> stuck(Duration olderThan, Stage stage, int limit) {
     Instant before = clock.instant().minus(olderThan);
     String query =
-        "WorkflowType = 'QuestionWorkflow' AND ExecutionStatus = 'Running' AND StartTime < '" + before + "'"
+        "WorkflowType = 'QuestionWorkflow' AND ExecutionStatus = 'Running' AND StartTime < '"
+            + before
+            + "'"
             + (stage == null ? "" : " AND Stage = '" + stage.name() + "'");
     return visibility(query, limit).stream()
         .map(this::waiting)
@@ -92,34 +111,44 @@ class AdminService {
         .map(
             run -> {
               String workflowId = run.getExecution().getWorkflowId();
-              DeadLetterStatus status = client.newWorkflowStub(DeadLetterTicketWorkflow.class, workflowId).status();
+              DeadLetterStatus status =
+                  client.newWorkflowStub(DeadLetterTicketWorkflow.class, workflowId).status();
               return new DeadLetterView(status.ticketId(), workflowId, run.getStartTime(), status);
             })
         .toList();
   }
 
-  /** Signals the dead letter to try the delivery now; the delivery itself stays idempotent per ticket. */
+  /**
+   * Signals the dead letter to try the delivery now; the delivery itself stays idempotent per
+   * ticket.
+   */
   DeadLetterStatus redrive(String ticketId) {
     String workflowId = DeadLetterTicketWorkflow.workflowIdFor(ticketId);
     WorkflowExecutionMetadata run = describe(workflowId, "no dead letter for ticket " + ticketId);
     if (run.getStatus() != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
       throw new ConflictException(
-          "the dead letter of ticket " + ticketId + " is closed (" + shortStatus(run.getStatus()) + ")");
+          "the dead letter of ticket "
+              + ticketId
+              + " is closed ("
+              + shortStatus(run.getStatus())
+              + ")");
     }
-    DeadLetterTicketWorkflow deadLetter = client.newWorkflowStub(DeadLetterTicketWorkflow.class, workflowId);
+    DeadLetterTicketWorkflow deadLetter =
+        client.newWorkflowStub(DeadLetterTicketWorkflow.class, workflowId);
     deadLetter.redrive();
     log.info("dead letter of ticket {} redriven by an admin", ticketId);
     return deadLetter.status();
   }
 
   /**
-   * Re-runs a question by resetting its workflow (the old run stays in the history, terminated if it was running):
-   * the same workflow ID, so the caller's status URL keeps working.
+   * Re-runs a question by resetting its workflow (the old run stays in the history, terminated if
+   * it was running): the same workflow ID, so the caller's status URL keeps working.
    */
   Rerun rerun(String workflowId, RerunFrom from, String reason) {
     WorkflowExecutionMetadata run = describe(workflowId, "no question " + workflowId);
     if (!"QuestionWorkflow".equals(run.getWorkflowType())) {
-      throw new ConflictException(workflowId + " is a " + run.getWorkflowType() + ", not a question");
+      throw new ConflictException(
+          workflowId + " is a " + run.getWorkflowType() + ", not a question");
     }
     String runId = run.getExecution().getRunId();
     long eventId = resetPoint(client.fetchHistory(workflowId, runId).getEvents(), from);
@@ -130,7 +159,8 @@ class AdminService {
             .resetWorkflowExecution(
                 ResetWorkflowExecutionRequest.newBuilder()
                     .setNamespace(client.getOptions().getNamespace())
-                    .setWorkflowExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId).setRunId(runId))
+                    .setWorkflowExecution(
+                        WorkflowExecution.newBuilder().setWorkflowId(workflowId).setRunId(runId))
                     .setWorkflowTaskFinishEventId(eventId)
                     .setReason(reason)
                     .setRequestId(UUID.randomUUID().toString())
@@ -157,7 +187,9 @@ class AdminService {
     return lastCompleted;
   }
 
-  /** The run's history as JSON (the format {@code bin/replay --file} and the Temporal tools read). */
+  /**
+   * The run's history as JSON (the format {@code bin/replay --file} and the Temporal tools read).
+   */
   String historyJson(String workflowId, String runId) {
     describe(workflowId, "no workflow " + workflowId);
     WorkflowExecutionHistory history =
@@ -199,14 +231,21 @@ class AdminService {
   }
 
   private static String shortStatus(WorkflowExecutionStatus status) {
-    return status.name().replace("WORKFLOW_EXECUTION_STATUS_", "").toLowerCase(java.util.Locale.ROOT);
+    return status
+        .name()
+        .replace("WORKFLOW_EXECUTION_STATUS_", "")
+        .toLowerCase(java.util.Locale.ROOT);
   }
 
-  /** The embedded in-process server has no visibility store: list queries need a real Temporal server. */
+  /**
+   * The embedded in-process server has no visibility store: list queries need a real Temporal
+   * server.
+   */
   static final class VisibilityUnavailableException extends RuntimeException {
     VisibilityUnavailableException() {
-      super("listing workflows needs a Temporal server with visibility (set TEMPORAL_ADDRESS);"
-          + " the embedded in-process server has none");
+      super(
+          "listing workflows needs a Temporal server with visibility (set TEMPORAL_ADDRESS);"
+              + " the embedded in-process server has none");
     }
   }
 }

@@ -3,29 +3,29 @@ package dev.questionflow.api.config;
 import dev.questionflow.activities.generation.ModelSettings;
 import dev.questionflow.activities.generation.OpenAiGenerationActivities;
 import dev.questionflow.activities.intent.RuleIntentActivities;
-import dev.questionflow.activities.retrieval.FaqRetrievalActivities;
-import dev.questionflow.activities.template.FaqTemplateActivities;
+import dev.questionflow.activities.lane.LaneGate;
 import dev.questionflow.activities.resilience.DependencyBreakers;
 import dev.questionflow.activities.resilience.UpstreamErrors;
-import dev.questionflow.activities.ticket.HelpdeskWebhook;
-import dev.questionflow.workflows.retrieval.RetrievalActivities;
-import dev.questionflow.activities.ticket.InboxTicketActivities;
-import dev.questionflow.activities.ticket.TicketInbox;
+import dev.questionflow.activities.retrieval.FaqRetrievalActivities;
 import dev.questionflow.activities.session.SessionActivitiesImpl;
 import dev.questionflow.activities.session.SessionStore;
-import dev.questionflow.activities.lane.LaneGate;
 import dev.questionflow.activities.session.TemporalSessionSignals;
-import io.temporal.client.WorkflowClient;
-import org.springframework.beans.factory.ObjectProvider;
+import dev.questionflow.activities.template.FaqTemplateActivities;
+import dev.questionflow.activities.ticket.HelpdeskWebhook;
+import dev.questionflow.activities.ticket.InboxTicketActivities;
+import dev.questionflow.activities.ticket.TicketInbox;
 import dev.questionflow.faq.FaqPack;
 import dev.questionflow.faq.FaqPacks;
 import dev.questionflow.faq.KeywordFaqIndex;
 import dev.questionflow.faq.SemanticFaqIndex;
+import dev.questionflow.workflows.retrieval.RetrievalActivities;
+import io.temporal.client.WorkflowClient;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -46,33 +46,47 @@ class ActivitiesConfig {
   @Bean(destroyMethod = "close")
   KeywordFaqIndex keywordFaqIndex(FaqPack pack, CsProperties properties) {
     Optional<Path> dir = indexDir(pack, properties);
-    return dir.map(d -> KeywordFaqIndex.open(pack, d.resolve("keyword"))).orElseGet(() -> KeywordFaqIndex.build(pack));
+    return dir.map(d -> KeywordFaqIndex.open(pack, d.resolve("keyword")))
+        .orElseGet(() -> KeywordFaqIndex.build(pack));
   }
 
-  /** L3: the embedding model + Lucene HNSW, hybrid with BM25. Empty when disabled or when the model cannot load. */
+  /**
+   * L3: the embedding model + Lucene HNSW, hybrid with BM25. Empty when disabled or when the model
+   * cannot load.
+   */
   @Bean(destroyMethod = "close")
   SemanticMatcher semanticMatcher(FaqPack pack, CsProperties properties, KeywordFaqIndex keyword) {
     if (!properties.faq().semanticEnabled()) {
-      log.warn("the semantic FAQ matcher is disabled (cs.faq.semantic-enabled=false): FAQ answers come from the"
-          + " keyword matcher (level KEYWORD)");
+      log.warn(
+          "the semantic FAQ matcher is disabled (cs.faq.semantic-enabled=false): FAQ answers come from the"
+              + " keyword matcher (level KEYWORD)");
       return new SemanticMatcher(null);
     }
     long started = System.nanoTime();
     try {
-      SemanticFaqIndex index = indexDir(pack, properties)
-          .map(d -> SemanticFaqIndex.open(pack, d, keyword))
-          .orElseGet(() -> SemanticFaqIndex.build(pack));
-      log.info("semantic FAQ matcher ready for pack {} with model {} in {} ms", pack.id(), index.modelId(),
+      SemanticFaqIndex index =
+          indexDir(pack, properties)
+              .map(d -> SemanticFaqIndex.open(pack, d, keyword))
+              .orElseGet(() -> SemanticFaqIndex.build(pack));
+      log.info(
+          "semantic FAQ matcher ready for pack {} with model {} in {} ms",
+          pack.id(),
+          index.modelId(),
           (System.nanoTime() - started) / 1_000_000);
       // intent detection and retrieval match the same question: embed it once
       return new SemanticMatcher(index.withQueryCache(1024));
     } catch (RuntimeException | LinkageError e) {
-      log.error("the semantic FAQ matcher could not start, answering from the keyword matcher (level KEYWORD)", e);
+      log.error(
+          "the semantic FAQ matcher could not start, answering from the keyword matcher (level KEYWORD)",
+          e);
       return new SemanticMatcher(null);
     }
   }
 
-  /** Holder, because a bean cannot be null: {@code index} is null when the semantic level is unavailable. */
+  /**
+   * Holder, because a bean cannot be null: {@code index} is null when the semantic level is
+   * unavailable.
+   */
   record SemanticMatcher(SemanticFaqIndex index) implements AutoCloseable {
     @Override
     public void close() {
@@ -84,21 +98,32 @@ class ActivitiesConfig {
 
   private static Optional<Path> indexDir(FaqPack pack, CsProperties properties) {
     String dir = properties.faq().indexDir();
-    return dir == null || dir.isBlank() ? Optional.empty() : Optional.of(Path.of(dir).resolve(pack.id()));
+    return dir == null || dir.isBlank()
+        ? Optional.empty()
+        : Optional.of(Path.of(dir).resolve(pack.id()));
   }
 
   @Bean
-  RuleIntentActivities intentActivities(FaqPack pack, SemanticMatcher semantic, KeywordFaqIndex keyword) {
+  RuleIntentActivities intentActivities(
+      FaqPack pack, SemanticMatcher semantic, KeywordFaqIndex keyword) {
     return new RuleIntentActivities(pack, semantic.index() != null ? semantic.index() : keyword);
   }
 
-  /** semantic (EMBEDDING breaker) -> keyword -> hot-entry cache, each with its own time limit (cs.resilience.retrieval). */
+  /**
+   * semantic (EMBEDDING breaker) -> keyword -> hot-entry cache, each with its own time limit
+   * (cs.resilience.retrieval).
+   */
   @Bean // FaqRetrievalActivities is AutoCloseable: Spring infers close() when it is the instance
-  RetrievalActivities retrievalActivities(SemanticMatcher semantic, KeywordFaqIndex keyword, CsProperties properties,
+  RetrievalActivities retrievalActivities(
+      SemanticMatcher semantic,
+      KeywordFaqIndex keyword,
+      CsProperties properties,
       DependencyBreakers breakers,
       UpstreamErrors errors) {
-    if (properties.drills() != null && properties.drills().isDown(ResilienceConfig.RETRIEVAL_DRILL)) {
-      log.warn("DRILL: the retrieval stage is forced down (cs.drills.down); answers come without knowledge");
+    if (properties.drills() != null
+        && properties.drills().isDown(ResilienceConfig.RETRIEVAL_DRILL)) {
+      log.warn(
+          "DRILL: the retrieval stage is forced down (cs.drills.down); answers come without knowledge");
       return request -> {
         throw io.temporal.failure.ApplicationFailure.newFailure(
             "drill: retrieval is forced down (cs.drills.down)", FaqRetrievalActivities.UNAVAILABLE);
@@ -123,26 +148,35 @@ class ActivitiesConfig {
   }
 
   /**
-   * The primary model (cs.llm) and the optional backup (cs.llm.backup), each behind its own circuit breaker; on a
-   * lane's task queue each call passes the lane's gate (throttle and ledger).
+   * The primary model (cs.llm) and the optional backup (cs.llm.backup), each behind its own circuit
+   * breaker; on a lane's task queue each call passes the lane's gate (throttle and ledger).
    */
   @Bean
-  OpenAiGenerationActivities generationActivities(CsProperties properties,
+  OpenAiGenerationActivities generationActivities(
+      CsProperties properties,
       DependencyBreakers breakers,
       UpstreamErrors errors,
       SessionStore sessions,
       LaneGate laneGate) {
     CsProperties.Llm llm = properties.llm();
-    ModelSettings primary = new ModelSettings(llm.baseUrl(), llm.apiKey(), llm.model(), llm.timeout(), llm.companyName());
+    ModelSettings primary =
+        new ModelSettings(
+            llm.baseUrl(), llm.apiKey(), llm.model(), llm.timeout(), llm.companyName());
     CsProperties.Llm.Backup b = llm.backup();
-    ModelSettings backup = b == null
-        ? null
-        : new ModelSettings(b.baseUrl(), b.apiKey(), b.model(), b.timeout() != null ? b.timeout() : llm.timeout(),
-            llm.companyName());
+    ModelSettings backup =
+        b == null
+            ? null
+            : new ModelSettings(
+                b.baseUrl(),
+                b.apiKey(),
+                b.model(),
+                b.timeout() != null ? b.timeout() : llm.timeout(),
+                llm.companyName());
     return new OpenAiGenerationActivities(
         primary,
         backup,
-        new dev.questionflow.activities.generation.RateLimitPolicy(llm.rateLimitDefaultDelay(), llm.rateLimitMaxDelay()),
+        new dev.questionflow.activities.generation.RateLimitPolicy(
+            llm.rateLimitDefaultDelay(), llm.rateLimitMaxDelay()),
         breakers,
         errors,
         sessions,
@@ -156,7 +190,10 @@ class ActivitiesConfig {
 
   @Bean
   InboxTicketActivities ticketActivities(
-      TicketInbox inbox, CsProperties properties, DependencyBreakers breakers, UpstreamErrors errors) {
+      TicketInbox inbox,
+      CsProperties properties,
+      DependencyBreakers breakers,
+      UpstreamErrors errors) {
     CsProperties.Tickets tickets = properties.tickets();
     Optional<HelpdeskWebhook> helpdesk =
         Optional.ofNullable(tickets.webhookUrl())
@@ -166,11 +203,12 @@ class ActivitiesConfig {
   }
 
   /**
-   * Per-session order: JoinSession / FinishSessionTurn; the next question is signalled through the Temporal client
-   * (resolved lazily, at the first signal).
+   * Per-session order: JoinSession / FinishSessionTurn; the next question is signalled through the
+   * Temporal client (resolved lazily, at the first signal).
    */
   @Bean
-  SessionActivitiesImpl sessionActivities(SessionStore sessions, ObjectProvider<WorkflowClient> client) {
+  SessionActivitiesImpl sessionActivities(
+      SessionStore sessions, ObjectProvider<WorkflowClient> client) {
     return new SessionActivitiesImpl(sessions, new TemporalSessionSignals(client::getObject));
   }
 }

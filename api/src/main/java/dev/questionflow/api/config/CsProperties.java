@@ -25,17 +25,20 @@ public record CsProperties(
     LogSampling logSampling) {
 
   /**
-   * Sampling of repeated fallback lines (WARN only; ERROR, INFO, DEBUG never): per logger and message template,
-   * the first {@code firstPerWindow} lines per {@code window}, then one in {@code thenOneIn}.
+   * Sampling of repeated fallback lines (WARN only; ERROR, INFO, DEBUG never): per logger and
+   * message template, the first {@code firstPerWindow} lines per {@code window}, then one in {@code
+   * thenOneIn}.
    */
-  public record LogSampling(List<String> loggers, int firstPerWindow, int thenOneIn, Duration window) {}
+  public record LogSampling(
+      List<String> loggers, int firstPerWindow, int thenOneIn, Duration window) {}
 
   /**
-   * A model lane: the model's calls run on their own task queue whose server-side rate limit is the model's quota
-   * (shared by all instances), with at most {@code maxConcurrent} calls in flight per worker.
+   * A model lane: the model's calls run on their own task queue whose server-side rate limit is the
+   * model's quota (shared by all instances), with at most {@code maxConcurrent} calls in flight per
+   * worker.
    *
-   * @param rate calls per second (Temporal {@code maxTaskQueueActivitiesPerSecond}); the adaptive controller lowers
-   *     it while the model is unhealthy
+   * @param rate calls per second (Temporal {@code maxTaskQueueActivitiesPerSecond}); the adaptive
+   *     controller lowers it while the model is unhealthy
    */
   public record Lane(String taskQueue, double rate, int maxConcurrent) {}
 
@@ -43,15 +46,17 @@ public record CsProperties(
    * Queueing and the adaptive rate (SPEC "adaptive flow control").
    *
    * @param maxQueueWait longest wait for a lane before the question degrades (SPEC: 60 s)
-   * @param positionRefresh how often a waiting question refreshes its queue position (O(1) history events each)
-   * @param adaptiveInterval control interval; {@code adaptiveWindow} the sliding window of calls it looks at
+   * @param positionRefresh how often a waiting question refreshes its queue position (O(1) history
+   *     events each)
+   * @param adaptiveInterval control interval; {@code adaptiveWindow} the sliding window of calls it
+   *     looks at
    * @param minSuccessRate below it (or above {@code maxMeanLatency}) the lane's rate is halved
    * @param stepUp share of the configured rate added per healthy interval
    * @param minRate the rate is never halved below this (calls/s)
    * @param minCalls fewer calls in the window than this: no judgement
-   * @param throttleRedisTimeout time limit of one reservation in the lane throttle's shared bucket: longer than the
-   *     access limits' (a model call waits for its slot anyway), since a call that falls back to a per-instance
-   *     bucket may go above the quota
+   * @param throttleRedisTimeout time limit of one reservation in the lane throttle's shared bucket:
+   *     longer than the access limits' (a model call waits for its slot anyway), since a call that
+   *     falls back to a per-instance bucket may go above the quota
    */
   public record FlowControl(
       Duration maxQueueWait,
@@ -68,7 +73,8 @@ public record CsProperties(
       Duration throttleRedisTimeout) {
 
     public FlowControl {
-      throttleRedisTimeout = throttleRedisTimeout == null ? Duration.ofSeconds(2) : throttleRedisTimeout;
+      throttleRedisTimeout =
+          throttleRedisTimeout == null ? Duration.ofSeconds(2) : throttleRedisTimeout;
     }
   }
 
@@ -108,8 +114,10 @@ public record CsProperties(
   /**
    * Circuit breakers per dependency and retrieval fallbacks.
    *
-   * @param defaults breaker settings for every dependency ({@code cs.resilience.defaults}); unset fields = the SPEC's
-   * @param breakers per-dependency overrides by id (primary-model, backup-model, embedding, redis, helpdesk)
+   * @param defaults breaker settings for every dependency ({@code cs.resilience.defaults}); unset
+   *     fields = the SPEC's
+   * @param breakers per-dependency overrides by id (primary-model, backup-model, embedding, redis,
+   *     helpdesk)
    * @param retrieval time limits of the retrieval fallbacks and the size of the hot-entry cache
    */
   public record Resilience(
@@ -118,7 +126,10 @@ public record CsProperties(
       Retrieval retrieval) {
 
     public record Retrieval(
-        Duration semanticTimeout, Duration keywordTimeout, Integer hotCacheQuestions, Integer hotCacheEntries) {}
+        Duration semanticTimeout,
+        Duration keywordTimeout,
+        Integer hotCacheQuestions,
+        Integer hotCacheEntries) {}
   }
 
   /**
@@ -139,14 +150,17 @@ public record CsProperties(
 
   public record Faq(String pack, String indexDir, boolean semanticEnabled) {}
 
-  public record Tickets(Duration humanReplyWindow, String promisedReply, URI webhookUrl, Duration webhookTimeout) {}
+  public record Tickets(
+      Duration humanReplyWindow, String promisedReply, URI webhookUrl, Duration webhookTimeout) {}
 
   /**
    * How a question walks down the ladder (frozen into each workflow's input).
    *
    * @param chainBudget processing budget of one question (SPEC: about 30 s)
-   * @param criticalStages stages whose failure hands the question to a person instead of skipping them
-   * @param deadLetterInitialBackoff first wait before redelivering a ticket the helpdesk did not take (doubles)
+   * @param criticalStages stages whose failure hands the question to a person instead of skipping
+   *     them
+   * @param deadLetterInitialBackoff first wait before redelivering a ticket the helpdesk did not
+   *     take (doubles)
    * @param deadLetterMaxBackoff cap of that wait
    */
   public record Ladder(
@@ -158,9 +172,10 @@ public record CsProperties(
   /**
    * Degradation drills: rehearse the ladder on a staging (or production) instance.
    *
-   * @param down dependencies forced down at start: breaker ids ({@code primary-model}, {@code backup-model},
-   *     {@code embedding}, {@code redis}, {@code helpdesk}: the breaker is held FORCED_OPEN) and {@code retrieval}
-   *     (the retrieval stage fails, so answers are given without knowledge)
+   * @param down dependencies forced down at start: breaker ids ({@code primary-model}, {@code
+   *     backup-model}, {@code embedding}, {@code redis}, {@code helpdesk}: the breaker is held
+   *     FORCED_OPEN) and {@code retrieval} (the retrieval stage fails, so answers are given without
+   *     knowledge)
    */
   public record Drills(List<String> down) {
     public boolean isDown(String id) {
@@ -170,15 +185,24 @@ public record CsProperties(
 
   /**
    * @param sseMaxPerVisitor open event streams of one web visitor
-   * @param sseMaxPerCaller open event streams of one chat back end (for all its users), staff member or admin
+   * @param sseMaxPerCaller open event streams of one chat back end (for all its users), staff
+   *     member or admin
    * @param sseMaxTotal open event streams of this instance
    * @param sseMaxPerAddress open event streams of the web visitors behind one client address
-   * @param sseHeartbeat a comment line after this long without an event, so a client that went away is noticed
-   * @param duplicateWindow a repeated submit within this window is answered without a call to Temporal
+   * @param sseHeartbeat a comment line after this long without an event, so a client that went away
+   *     is noticed
+   * @param duplicateWindow a repeated submit within this window is answered without a call to
+   *     Temporal
    */
   public record Api(
-      Duration sseTimeout, Duration ssePollInterval, Integer sseMaxPerVisitor, Integer sseMaxPerCaller,
-      Integer sseMaxTotal, Integer sseMaxPerAddress, Duration sseHeartbeat, Duration duplicateWindow) {
+      Duration sseTimeout,
+      Duration ssePollInterval,
+      Integer sseMaxPerVisitor,
+      Integer sseMaxPerCaller,
+      Integer sseMaxTotal,
+      Integer sseMaxPerAddress,
+      Duration sseHeartbeat,
+      Duration duplicateWindow) {
 
     public Api {
       sseMaxPerAddress = sseMaxPerAddress == null ? 60 : sseMaxPerAddress;
@@ -191,10 +215,12 @@ public record CsProperties(
   }
 
   /**
-   * Per-session order and conversation history (SPEC: last 10 turns, kept 30 minutes after the last message).
+   * Per-session order and conversation history (SPEC: last 10 turns, kept 30 minutes after the last
+   * message).
    *
    * @param maxTurns turns kept in the history and given to the model as context (null = 10)
-   * @param ttl how long a session's line and history are kept after its last message (null = 30 min)
+   * @param ttl how long a session's line and history are kept after its last message (null = 30
+   *     min)
    */
   public record Sessions(Integer maxTurns, Duration ttl) {}
 }

@@ -35,45 +35,66 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.event.EventListener;
 
 /**
- * Model lanes: the shared ledger (queue positions, call statistics, current rate), the gate around each model call
- * that keeps it current and throttles, the workflow's lane activities, and the adaptive rate controller.
+ * Model lanes: the shared ledger (queue positions, call statistics, current rate), the gate around
+ * each model call that keeps it current and throttles, the workflow's lane activities, and the
+ * adaptive rate controller.
  */
 @Configuration(proxyBeanMethods = false)
 class FlowControlConfig {
 
   private static final Logger log = LoggerFactory.getLogger(FlowControlConfig.class);
 
-  /** Queue positions and call statistics: Redis (shared), and this instance's memory while Redis is down. */
+  /**
+   * Queue positions and call statistics: Redis (shared), and this instance's memory while Redis is
+   * down.
+   */
   @Bean
-  LaneLedger laneLedger(ObjectProvider<LazyRedis> redis, CsProperties properties, DependencyBreakers breakers,
+  LaneLedger laneLedger(
+      ObjectProvider<LazyRedis> redis,
+      CsProperties properties,
+      DependencyBreakers breakers,
       UpstreamErrors errors) {
     InMemoryLaneLedger memory = new InMemoryLaneLedger(Clock.systemUTC());
     LazyRedis lazy = redis.getIfAvailable();
     if (lazy != null) {
-      return RedisOrMemory.of(LaneLedger.class,
-          new RedisLaneLedger(lazy, Clock.systemUTC(), properties.flowControl().staleEntryAfter()), memory, breakers,
+      return RedisOrMemory.of(
+          LaneLedger.class,
+          new RedisLaneLedger(lazy, Clock.systemUTC(), properties.flowControl().staleEntryAfter()),
+          memory,
+          breakers,
           errors);
     }
-    log.warn("REDIS_URL is not set: queue positions and the adaptive rate are per instance (in-memory lane ledger)");
+    log.warn(
+        "REDIS_URL is not set: queue positions and the adaptive rate are per instance (in-memory lane ledger)");
     return memory;
   }
 
-  /** Smooths each model lane's calls to its rate (see {@link BucketLaneThrottle}); shared through Redis if set. */
+  /**
+   * Smooths each model lane's calls to its rate (see {@link BucketLaneThrottle}); shared through
+   * Redis if set.
+   */
   @Bean
-  LaneThrottle laneThrottle(ObjectProvider<LazyRedis> redis, CsProperties properties, MeterRegistry meters) {
+  LaneThrottle laneThrottle(
+      ObjectProvider<LazyRedis> redis, CsProperties properties, MeterRegistry meters) {
     LazyRedis lazy = redis.getIfAvailable();
     RedisBuckets buckets = null;
     if (lazy != null) {
-      buckets = new RedisBuckets(
-          lazy.client(), lazy.uri(), properties.flowControl().throttleRedisTimeout(), TimeMeter.SYSTEM_MILLISECONDS);
+      buckets =
+          new RedisBuckets(
+              lazy.client(),
+              lazy.uri(),
+              properties.flowControl().throttleRedisTimeout(),
+              TimeMeter.SYSTEM_MILLISECONDS);
       buckets.connect(); // in the background: local buckets until it is connected
     }
-    return new BucketLaneThrottle(buckets, new LocalBuckets(TimeMeter.SYSTEM_MILLISECONDS, 1000), meters);
+    return new BucketLaneThrottle(
+        buckets, new LocalBuckets(TimeMeter.SYSTEM_MILLISECONDS, 1000), meters);
   }
 
   /**
-   * Each lane worker's task-queue rate limit: the lane's quota with the server's headroom ({@link LaneRates}), the
-   * same the adaptive controller applies, so the limit does not depend on whether the controller has run yet.
+   * Each lane worker's task-queue rate limit: the lane's quota with the server's headroom ({@link
+   * LaneRates}), the same the adaptive controller applies, so the limit does not depend on whether
+   * the controller has run yet.
    */
   @Bean
   WorkerOptionsCustomizer laneServerLimits(CsProperties properties) {
@@ -81,12 +102,17 @@ class FlowControlConfig {
       properties.lanes().values().stream()
           .filter(lane -> lane.taskQueue().equals(taskQueue))
           .findFirst()
-          .ifPresent(lane -> builder.setMaxTaskQueueActivitiesPerSecond(LaneRates.serverLimit(lane.rate())));
+          .ifPresent(
+              lane ->
+                  builder.setMaxTaskQueueActivitiesPerSecond(LaneRates.serverLimit(lane.rate())));
       return builder;
     };
   }
 
-  /** Each model call of a lane waits for its throttle slot and feeds the lane's ledger (see ModelCallGate). */
+  /**
+   * Each model call of a lane waits for its throttle slot and feeds the lane's ledger (see
+   * ModelCallGate).
+   */
   @Bean(destroyMethod = "close")
   LaneGate laneGate(LaneLedger ledger, LaneThrottle throttle, CsProperties properties) {
     return new LaneGate(ledger, throttle, configuredRates(properties));
@@ -108,7 +134,10 @@ class FlowControlConfig {
     String owner = ManagementFactory.getRuntimeMXBean().getName();
     List<LaneRateController.Lane> lanes =
         properties.lanes().entrySet().stream()
-            .map(e -> new LaneRateController.Lane(e.getKey(), e.getValue().taskQueue(), e.getValue().rate()))
+            .map(
+                e ->
+                    new LaneRateController.Lane(
+                        e.getKey(), e.getValue().taskQueue(), e.getValue().rate()))
             .toList();
     return new LaneRateController(
         lanes,
@@ -131,7 +160,9 @@ class FlowControlConfig {
     CsProperties properties = ready.getApplicationContext().getBean(CsProperties.class);
     if (properties.flowControl().adaptiveEnabled()) {
       ready.getApplicationContext().getBean(LaneRateController.class).start();
-      log.info("adaptive lane rates on: every {}, lanes {}", properties.flowControl().adaptiveInterval(),
+      log.info(
+          "adaptive lane rates on: every {}, lanes {}",
+          properties.flowControl().adaptiveInterval(),
           configuredRates(properties));
     }
   }

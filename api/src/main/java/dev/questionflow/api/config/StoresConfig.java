@@ -21,9 +21,10 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Redis or memory, decided here once for every store: the {@link LazyRedis} bean exists exactly when
- * {@code cs.redis.url} is set, and every store (here, the lane ledger, the token buckets, recent submits) asks for
- * it. Without it the stores are in process memory, and one WARN line per store says what is not durable.
+ * Redis or memory, decided here once for every store: the {@link LazyRedis} bean exists exactly
+ * when {@code cs.redis.url} is set, and every store (here, the lane ledger, the token buckets,
+ * recent submits) asks for it. Without it the stores are in process memory, and one WARN line per
+ * store says what is not durable.
  */
 @Configuration(proxyBeanMethods = false)
 class StoresConfig {
@@ -37,9 +38,13 @@ class StoresConfig {
     return new LazyRedis(redis.url(), redis.commandTimeout(), redis.retryInterval());
   }
 
-  /** Tickets must not be lost: no memory fallback with Redis; while it is down their activities fail and retry. */
+  /**
+   * Tickets must not be lost: no memory fallback with Redis; while it is down their activities fail
+   * and retry.
+   */
   @Bean
-  TicketInbox ticketInbox(ObjectProvider<LazyRedis> redis, DependencyBreakers breakers, UpstreamErrors errors) {
+  TicketInbox ticketInbox(
+      ObjectProvider<LazyRedis> redis, DependencyBreakers breakers, UpstreamErrors errors) {
     LazyRedis lazy = redis.getIfAvailable();
     if (lazy != null) {
       log.info("ticket inbox: Redis (behind the redis circuit breaker)");
@@ -51,20 +56,35 @@ class StoresConfig {
     return new InMemoryTicketInbox();
   }
 
-  /** Session order and conversation history (cs.sessions): Redis, and this instance's memory while it is down. */
+  /**
+   * Session order and conversation history (cs.sessions): Redis, and this instance's memory while
+   * it is down.
+   */
   @Bean
-  SessionStore sessionStore(ObjectProvider<LazyRedis> redis, CsProperties properties, DependencyBreakers breakers,
+  SessionStore sessionStore(
+      ObjectProvider<LazyRedis> redis,
+      CsProperties properties,
+      DependencyBreakers breakers,
       UpstreamErrors errors) {
     CsProperties.Sessions sessions = properties.sessions();
     SessionLimits limits =
-        sessions == null ? SessionLimits.DEFAULT : SessionLimits.of(sessions.maxTurns(), sessions.ttl());
+        sessions == null
+            ? SessionLimits.DEFAULT
+            : SessionLimits.of(sessions.maxTurns(), sessions.ttl());
     InMemorySessionStore memory = new InMemorySessionStore(limits, Clock.systemUTC());
     LazyRedis lazy = redis.getIfAvailable();
     if (lazy != null) {
-      log.info("sessions: Redis (last {} turns, kept {} after the last message); this instance's memory while Redis"
-          + " is down", limits.maxTurns(), limits.ttl());
-      return RedisOrMemory.of(SessionStore.class, new RedisSessionStore(lazy, limits, Clock.systemUTC()), memory,
-          breakers, errors);
+      log.info(
+          "sessions: Redis (last {} turns, kept {} after the last message); this instance's memory while Redis"
+              + " is down",
+          limits.maxTurns(),
+          limits.ttl());
+      return RedisOrMemory.of(
+          SessionStore.class,
+          new RedisSessionStore(lazy, limits, Clock.systemUTC()),
+          memory,
+          breakers,
+          errors);
     }
     log.warn(
         "REDIS_URL is not set: session order and conversation history are in process memory, NOT shared between"

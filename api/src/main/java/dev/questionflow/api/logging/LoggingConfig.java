@@ -6,7 +6,10 @@ import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.annotation.Configuration;
 
-/** Installs the log sampling of {@code cs.log-sampling} into Logback (after Spring Boot configured it). */
+/**
+ * Installs the log sampling of {@code cs.log-sampling} into Logback (after Spring Boot configured
+ * it).
+ */
 @Configuration(proxyBeanMethods = false)
 class LoggingConfig implements DisposableBean {
 
@@ -18,10 +21,14 @@ class LoggingConfig implements DisposableBean {
       filter = null;
       return;
     }
-    filter = new SampledLogFilter(
-        new SampledLogFilter.Settings(
-            sampling.loggers(), sampling.firstPerWindow(), sampling.thenOneIn(), sampling.window()),
-        System::nanoTime);
+    filter =
+        new SampledLogFilter(
+            new SampledLogFilter.Settings(
+                sampling.loggers(),
+                sampling.firstPerWindow(),
+                sampling.thenOneIn(),
+                sampling.window()),
+            System::nanoTime);
     filter.start();
     if (LoggerFactory.getILoggerFactory() instanceof LoggerContext logback) {
       logback.addTurboFilter(filter);

@@ -7,9 +7,18 @@ import jakarta.validation.constraints.Size;
 
 /** The body of POST /api/v1/questions. */
 public record AskRequest(
-    @NotBlank @Size(max = 128, message = "must be at most 128 characters") @Pattern(regexp = ID_PATTERN, message = ID_MESSAGE) String sessionId,
-    @NotBlank @Size(max = 128, message = "must be at most 128 characters") @Pattern(regexp = ID_PATTERN, message = ID_MESSAGE) String userId,
-    @NotBlank @Size(max = 128, message = "must be at most 128 characters") @Pattern(regexp = ID_PATTERN, message = ID_MESSAGE) String clientMsgId,
+    @NotBlank
+        @Size(max = 128, message = "must be at most 128 characters")
+        @Pattern(regexp = ID_PATTERN, message = ID_MESSAGE)
+        String sessionId,
+    @NotBlank
+        @Size(max = 128, message = "must be at most 128 characters")
+        @Pattern(regexp = ID_PATTERN, message = ID_MESSAGE)
+        String userId,
+    @NotBlank
+        @Size(max = 128, message = "must be at most 128 characters")
+        @Pattern(regexp = ID_PATTERN, message = ID_MESSAGE)
+        String clientMsgId,
     @NotBlank @Size(max = MAX_TEXT_LENGTH, message = "must be at most 2000 characters") String text,
     Tier tier,
     @Size(max = 32) @Pattern(regexp = ID_PATTERN, message = ID_MESSAGE) String channel) {

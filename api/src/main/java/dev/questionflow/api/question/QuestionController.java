@@ -1,9 +1,9 @@
 package dev.questionflow.api.question;
 
 import dev.questionflow.api.ratelimit.AccessLimiter;
-import dev.questionflow.api.ratelimit.ClientIp;
 import dev.questionflow.api.ratelimit.Admission;
 import dev.questionflow.api.ratelimit.AdmittedQuestion;
+import dev.questionflow.api.ratelimit.ClientIp;
 import dev.questionflow.api.security.Requester;
 import dev.questionflow.api.web.ForbiddenException;
 import dev.questionflow.api.web.RequestIdFilter;
@@ -32,7 +32,8 @@ class QuestionController {
   private final AccessLimiter limits;
   private final ClientIp clientIp;
 
-  QuestionController(QuestionService questions, StatusStreams streams, AccessLimiter limits, ClientIp clientIp) {
+  QuestionController(
+      QuestionService questions, StatusStreams streams, AccessLimiter limits, ClientIp clientIp) {
     this.questions = questions;
     this.streams = streams;
     this.limits = limits;
@@ -45,8 +46,10 @@ class QuestionController {
   ResponseEntity<AdmittedQuestion> ask(@Valid @RequestBody AskRequest request) {
     Requester requester = Requester.current();
     mayAsk(requester, request);
-    String traced = RequestIdFilter.current(); // the caller's X-Request-Id when usable (RequestIdFilter)
-    // per-user limit: 429 before anything starts; over the global limit only "queued" (per caller and IP: every
+    String traced =
+        RequestIdFilter.current(); // the caller's X-Request-Id when usable (RequestIdFilter)
+    // per-user limit: 429 before anything starts; over the global limit only "queued" (per caller
+    // and IP: every
     // request, AccessLimitFilter)
     Admission admission = limits.admit(requester.ownerKey() + "|" + request.userId(), null);
     Accepted accepted;
@@ -65,25 +68,31 @@ class QuestionController {
   }
 
   /**
-   * A caller may assert a tier up to its key's and, as a web visitor, only itself as the user: refused with 403
-   * rather than silently changed, so a misconfigured back end notices.
+   * A caller may assert a tier up to its key's and, as a web visitor, only itself as the user:
+   * refused with 403 rather than silently changed, so a misconfigured back end notices.
    */
   private static void mayAsk(Requester requester, AskRequest request) {
     if (request.tier() != null && request.tier().compareTo(requester.maxTier()) > 0) {
-      throw new ForbiddenException("caller " + requester.name() + " may not assert tier " + request.tier());
+      throw new ForbiddenException(
+          "caller " + requester.name() + " may not assert tier " + request.tier());
     }
-    if (requester.kind() == Requester.Kind.WEB_VISITOR && !requester.visitorId().equals(request.userId())) {
+    if (requester.kind() == Requester.Kind.WEB_VISITOR
+        && !requester.visitorId().equals(request.userId())) {
       throw new ForbiddenException("a web visitor asks as itself: userId must be its visitorId");
     }
   }
 
-  @Operation(summary = "Stage, queue position, ETA and answer of a question (a workflow query); its owner, staff or admin")
+  @Operation(
+      summary =
+          "Stage, queue position, ETA and answer of a question (a workflow query); its owner, staff or admin")
   @GetMapping("/{workflowId}")
   QuestionStatus status(@PathVariable String workflowId) {
     return questions.status(Requester.current(), workflowId);
   }
 
-  @Operation(summary = "Server-Sent Events: one 'status' event per change, then 'answer' with the final answer")
+  @Operation(
+      summary =
+          "Server-Sent Events: one 'status' event per change, then 'answer' with the final answer")
   @GetMapping(path = "/{workflowId}/events", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
   SseEmitter events(@PathVariable String workflowId, HttpServletRequest request) {
     Requester requester = Requester.current();

@@ -14,6 +14,8 @@ import dev.questionflow.workflows.question.Stage;
 import dev.questionflow.workflows.session.SessionJoin;
 import dev.questionflow.workflows.session.SessionKeys;
 import dev.questionflow.workflows.session.SessionTurn;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
@@ -22,12 +24,10 @@ import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowQueryException;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
-import java.time.Duration;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Service;
 
@@ -53,23 +53,33 @@ public class QuestionService {
   private final RecentSubmits recent;
 
   public QuestionService(
-      WorkflowClient client, CsProperties properties, MeterRegistry meters, SessionActivitiesImpl sessions,
-      WorkflowIds ids, ObjectProvider<LazyRedis> redis) {
+      WorkflowClient client,
+      CsProperties properties,
+      MeterRegistry meters,
+      SessionActivitiesImpl sessions,
+      WorkflowIds ids,
+      ObjectProvider<LazyRedis> redis) {
     this.client = client;
     this.sessions = sessions;
     this.ids = ids;
     LazyRedis shared = redis.getIfAvailable();
     Duration window = properties.api().duplicateWindow();
-    this.recent = shared != null ? RecentSubmits.redis(shared, window) : RecentSubmits.inMemory(window, 100_000);
+    this.recent =
+        shared != null
+            ? RecentSubmits.redis(shared, window)
+            : RecentSubmits.inMemory(window, 100_000);
     // the whole accept vs. the Temporal start call inside it: the difference is our own work
-    this.acceptTimer = Timer.builder("cs_accept_seconds")
-        .description("Time to accept a question, Temporal start included")
-        .publishPercentiles(0.5, 0.99)
-        .register(meters);
-    this.startTimer = Timer.builder("cs_accept_temporal_start_seconds")
-        .description("Time of the Temporal StartWorkflowExecution call while accepting a question")
-        .publishPercentiles(0.5, 0.99)
-        .register(meters);
+    this.acceptTimer =
+        Timer.builder("cs_accept_seconds")
+            .description("Time to accept a question, Temporal start included")
+            .publishPercentiles(0.5, 0.99)
+            .register(meters);
+    this.startTimer =
+        Timer.builder("cs_accept_temporal_start_seconds")
+            .description(
+                "Time of the Temporal StartWorkflowExecution call while accepting a question")
+            .publishPercentiles(0.5, 0.99)
+            .register(meters);
     this.taskQueue = properties.taskQueue();
     CsProperties.Ladder ladder = properties.ladder();
     CsProperties.Llm.Backup backup = properties.llm().backup();
@@ -81,7 +91,8 @@ public class QuestionService {
             backup != null && backup.baseUrl() != null && !backup.baseUrl().isBlank(),
             ladder.criticalStages(),
             new QuestionPolicy.DeadLetterPolicy(
-                ladder.deadLetterInitialBackoff().toSeconds(), ladder.deadLetterMaxBackoff().toSeconds()),
+                ladder.deadLetterInitialBackoff().toSeconds(),
+                ladder.deadLetterMaxBackoff().toSeconds()),
             laneQueues(properties),
             properties.flowControl().maxQueueWait().toSeconds(),
             Math.max(1, properties.flowControl().positionRefresh().toSeconds()));
@@ -96,20 +107,24 @@ public class QuestionService {
   }
 
   /**
-   * @param requester who asks (already checked: a caller that may assert the request's tier and user)
-   * @param requestId the caller's X-Request-Id (or a generated one), kept in the workflow input and the logs
+   * @param requester who asks (already checked: a caller that may assert the request's tier and
+   *     user)
+   * @param requestId the caller's X-Request-Id (or a generated one), kept in the workflow input and
+   *     the logs
    */
   public Accepted ask(Requester requester, AskRequest request, String requestId) {
     return acceptTimer.record(() -> start(requester, request, requestId));
   }
 
   private Accepted start(Requester requester, AskRequest request, String requestId) {
-    String workflowId = ids.forMessage(requester, request.userId(), request.sessionId(), request.clientMsgId());
+    String workflowId =
+        ids.forMessage(requester, request.userId(), request.sessionId(), request.clientMsgId());
     // the session's line and history belong to this caller and user only
     String sessionKey = SessionKeys.of(requester.name(), request.userId(), request.sessionId());
     Tier tier = request.tier() == null ? Tier.STANDARD : request.tier();
     int priority = tier == Tier.VIP ? VIP_PRIORITY : DEFAULT_PRIORITY;
-    // the SDK's own MDC key, so API and worker lines of one question share the field (requestId: RequestIdFilter)
+    // the SDK's own MDC key, so API and worker lines of one question share the field (requestId:
+    // RequestIdFilter)
     MDC.put(WORKFLOW_ID_LOG_KEY, workflowId);
     try {
       if (!recent.first(workflowId)) {
@@ -135,11 +150,22 @@ public class QuestionService {
                   .setTaskQueue(taskQueue)
                   .setWorkflowId(workflowId)
                   // a finished question with the same message ID is still the same question
-                  .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
+                  .setWorkflowIdReusePolicy(
+                      WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
                   // the Web UI's one-line summary: who and how urgent, never the message text
                   .setStaticSummary(
-                      "Question of customer " + request.userId() + " in session " + request.sessionId() + " from "
-                          + requester.name() + ", " + tier + " via " + question.channel() + ", priority " + priority)
+                      "Question of customer "
+                          + request.userId()
+                          + " in session "
+                          + request.sessionId()
+                          + " from "
+                          + requester.name()
+                          + ", "
+                          + tier
+                          + " via "
+                          + question.channel()
+                          + ", priority "
+                          + priority)
                   .setTypedSearchAttributes(
                       io.temporal.common.SearchAttributes.newBuilder()
                           .set(SearchAttributes.CUSTOMER_ID, request.userId())
@@ -151,14 +177,16 @@ public class QuestionService {
       joinSessionLine(sessionKey, workflowId);
       boolean duplicate = false;
       try {
-        WorkflowExecution execution = startTimer.record(() -> WorkflowClient.start(workflow::answer, question));
+        WorkflowExecution execution =
+            startTimer.record(() -> WorkflowClient.start(workflow::answer, question));
         log.info("question accepted, run {}", execution.getRunId());
       } catch (WorkflowExecutionAlreadyStarted e) {
         duplicate = true;
         log.info("duplicate submit of an accepted question");
         leaveLineIfClosed(sessionKey, workflowId);
       } catch (RuntimeException e) {
-        // not accepted: the caller gets an error and will retry; the line must not wait for a question that never ran
+        // not accepted: the caller gets an error and will retry; the line must not wait for a
+        // question that never ran
         leaveLine(sessionKey, workflowId);
         recent.forget(workflowId);
         throw e;
@@ -170,16 +198,18 @@ public class QuestionService {
   }
 
   /**
-   * The session's line is ordered by arrival here, at the API, before the workflow starts: two messages sent 10 ms
-   * apart to two instances would otherwise join in the order their workflows happen to run. The workflow's own
-   * JoinSession is idempotent and returns the predecessor recorded now. If Redis is unreachable the workflow joins
-   * later itself (and its join is bounded), so accepting never fails for it.
+   * The session's line is ordered by arrival here, at the API, before the workflow starts: two
+   * messages sent 10 ms apart to two instances would otherwise join in the order their workflows
+   * happen to run. The workflow's own JoinSession is idempotent and returns the predecessor
+   * recorded now. If Redis is unreachable the workflow joins later itself (and its join is
+   * bounded), so accepting never fails for it.
    */
   private void joinSessionLine(String sessionId, String workflowId) {
     try {
       sessions.joinSession(new SessionJoin(sessionId, workflowId));
     } catch (RuntimeException e) {
-      log.warn("session line unavailable at accept, the workflow will join it itself: {}", e.toString());
+      log.warn(
+          "session line unavailable at accept, the workflow will join it itself: {}", e.toString());
     }
   }
 
@@ -187,18 +217,21 @@ public class QuestionService {
     try {
       sessions.finishSessionTurn(new SessionTurn(sessionId, workflowId, null, null, null));
     } catch (RuntimeException e) {
-      log.warn("could not take a question that was not accepted out of its session line: {}", e.toString());
+      log.warn(
+          "could not take a question that was not accepted out of its session line: {}",
+          e.toString());
     }
   }
 
   /**
-   * A resubmit of a question that already finished, made after its session expired from the line, has just joined
-   * the line again: take it out, or the session's next question would wait for it. (A resubmit of a running
-   * question changed nothing: its join was a no-op.)
+   * A resubmit of a question that already finished, made after its session expired from the line,
+   * has just joined the line again: take it out, or the session's next question would wait for it.
+   * (A resubmit of a running question changed nothing: its join was a no-op.)
    */
   private void leaveLineIfClosed(String sessionId, String workflowId) {
     try {
-      WorkflowExecutionStatus status = client.newUntypedWorkflowStub(workflowId).describe().getStatus();
+      WorkflowExecutionStatus status =
+          client.newUntypedWorkflowStub(workflowId).describe().getStatus();
       if (status != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
         leaveLine(sessionId, workflowId);
       }
@@ -207,7 +240,10 @@ public class QuestionService {
     }
   }
 
-  /** The status for its owner, staff or an admin; 404 for everybody else (existence is not disclosed). */
+  /**
+   * The status for its owner, staff or an admin; 404 for everybody else (existence is not
+   * disclosed).
+   */
   public QuestionStatus status(Requester requester, String workflowId) {
     if (!ids.readableBy(workflowId, requester)) {
       throw new NotFoundException("no question with ID " + workflowId);
@@ -250,7 +286,8 @@ public class QuestionService {
   }
 
   /** Signals a staff reply to the question's workflow. */
-  public void deliverStaffReply(String workflowId, dev.questionflow.workflows.question.StaffReply reply) {
+  public void deliverStaffReply(
+      String workflowId, dev.questionflow.workflows.question.StaffReply reply) {
     client.newWorkflowStub(QuestionWorkflow.class, workflowId).staffReply(reply);
   }
 }

@@ -1,6 +1,9 @@
 package dev.questionflow.api.question;
 
 import dev.questionflow.api.config.CsProperties;
+import dev.questionflow.api.ratelimit.AccessLimitExceededException;
+import dev.questionflow.api.ratelimit.AccessLimiter;
+import dev.questionflow.api.security.Requester;
 import dev.questionflow.workflows.question.AnswerLevel;
 import dev.questionflow.workflows.question.QuestionStatus;
 import dev.questionflow.workflows.question.Stage;
@@ -10,16 +13,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import dev.questionflow.api.ratelimit.AccessLimitExceededException;
-import dev.questionflow.api.ratelimit.AccessLimiter;
-import dev.questionflow.api.security.Requester;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.MediaType;
@@ -27,9 +27,10 @@ import org.springframework.stereotype.Component;
 import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 
 /**
- * Server-Sent Events for a question: polls the workflow's status query (queries add nothing to the workflow
- * history) and sends an event only when something changed. The stream ends with the final answer (or when the
- * question failed). Open streams are capped per owner and per instance: each one holds a connection and polls.
+ * Server-Sent Events for a question: polls the workflow's status query (queries add nothing to the
+ * workflow history) and sends an event only when something changed. The stream ends with the final
+ * answer (or when the question failed). Open streams are capped per owner and per instance: each
+ * one holds a connection and polls.
  */
 @Component
 class StatusStreams {
@@ -43,13 +44,18 @@ class StatusStreams {
   private static final String TOTAL = "total";
 
   private final Duration heartbeat;
+
   /** Open streams: the instance's total, per owner and per web visitors' address. */
   private final ConcurrentHashMap<String, Integer> open = new ConcurrentHashMap<>();
-  private final ScheduledExecutorService poller = Executors.newScheduledThreadPool(2, r -> {
-    Thread thread = new Thread(r, "sse-status-poller");
-    thread.setDaemon(true);
-    return thread;
-  });
+
+  private final ScheduledExecutorService poller =
+      Executors.newScheduledThreadPool(
+          2,
+          r -> {
+            Thread thread = new Thread(r, "sse-status-poller");
+            thread.setDaemon(true);
+            return thread;
+          });
 
   StatusStreams(QuestionService questions, CsProperties properties) {
     this.questions = questions;
@@ -60,24 +66,27 @@ class StatusStreams {
   }
 
   /**
-   * @param clientAddress the client's address for a web visitor's stream (capped per address too), else null
+   * @param clientAddress the client's address for a web visitor's stream (capped per address too),
+   *     else null
    */
-  SseEmitter open(Requester requester, String clientAddress, String workflowId, QuestionStatus first) {
+  SseEmitter open(
+      Requester requester, String clientAddress, String workflowId, QuestionStatus first) {
     Runnable release = reserve(requester, clientAddress);
     SseEmitter emitter = new SseEmitter(timeout.toMillis());
     AtomicReference<QuestionStatus> last = new AtomicReference<>();
     AtomicLong lastSent = new AtomicLong(System.nanoTime());
     AtomicReference<ScheduledFuture<?>> task = new AtomicReference<>();
     AtomicBoolean released = new AtomicBoolean();
-    Runnable stop = () -> {
-      ScheduledFuture<?> running = task.get();
-      if (running != null) {
-        running.cancel(false);
-      }
-      if (released.compareAndSet(false, true)) {
-        release.run();
-      }
-    };
+    Runnable stop =
+        () -> {
+          ScheduledFuture<?> running = task.get();
+          if (running != null) {
+            running.cancel(false);
+          }
+          if (released.compareAndSet(false, true)) {
+            release.run();
+          }
+        };
     emitter.onCompletion(stop);
     emitter.onTimeout(stop);
     emitter.onError(e -> stop.run());
@@ -105,7 +114,9 @@ class StatusStreams {
     return emitter;
   }
 
-  /** A comment line when nothing was sent for a heartbeat interval; false when the client is gone. */
+  /**
+   * A comment line when nothing was sent for a heartbeat interval; false when the client is gone.
+   */
   private boolean heartbeatIfQuiet(SseEmitter emitter, AtomicLong lastSent) {
     long now = System.nanoTime();
     if (now - lastSent.get() < heartbeat.toNanos()) {
@@ -122,8 +133,9 @@ class StatusStreams {
   }
 
   /**
-   * Counts a new stream against its owner's cap, its address's (web visitors), and the instance's, or refuses it
-   * with 429 (Retry-After: a few polls' worth of waiting). Returns what gives the places back.
+   * Counts a new stream against its owner's cap, its address's (web visitors), and the instance's,
+   * or refuses it with 429 (Retry-After: a few polls' worth of waiting). Returns what gives the
+   * places back.
    */
   private Runnable reserve(Requester requester, String clientAddress) {
     boolean visitor = requester.kind() == Requester.Kind.WEB_VISITOR;
@@ -134,11 +146,15 @@ class StatusStreams {
       keys.add("address:" + clientAddress);
     }
     List<String> taken = new ArrayList<>();
-    Runnable release = () -> taken.forEach(key -> open.computeIfPresent(key, (k, n) -> n <= 1 ? null : n - 1));
+    Runnable release =
+        () -> taken.forEach(key -> open.computeIfPresent(key, (k, n) -> n <= 1 ? null : n - 1));
     for (String key : keys) {
-      int cap = key.equals(TOTAL) ? limits.sseMaxTotal()
-          : key.startsWith("address:") ? limits.sseMaxPerAddress()
-          : visitor ? limits.sseMaxPerVisitor() : limits.sseMaxPerCaller();
+      int cap =
+          key.equals(TOTAL)
+              ? limits.sseMaxTotal()
+              : key.startsWith("address:")
+                  ? limits.sseMaxPerAddress()
+                  : visitor ? limits.sseMaxPerVisitor() : limits.sseMaxPerCaller();
       if (!tryTake(key, cap)) {
         release.run();
         throw new AccessLimitExceededException(AccessLimiter.Kind.STREAMS, 5);
@@ -148,17 +164,22 @@ class StatusStreams {
     return release;
   }
 
-  /** One place under the cap, atomically per key (no window between reading the count and writing it). */
+  /**
+   * One place under the cap, atomically per key (no window between reading the count and writing
+   * it).
+   */
   private boolean tryTake(String key, int cap) {
     boolean[] took = {false};
-    open.compute(key, (k, n) -> {
-      int count = n == null ? 0 : n;
-      if (count >= cap) {
-        return n;
-      }
-      took[0] = true;
-      return count + 1;
-    });
+    open.compute(
+        key,
+        (k, n) -> {
+          int count = n == null ? 0 : n;
+          if (count >= cap) {
+            return n;
+          }
+          took[0] = true;
+          return count + 1;
+        });
     return took[0];
   }
 
@@ -169,7 +190,10 @@ class StatusStreams {
 
   /** Sends the status if it changed; returns true once the stream is finished. */
   private boolean publish(
-      SseEmitter emitter, AtomicReference<QuestionStatus> last, AtomicLong lastSent, QuestionStatus status) {
+      SseEmitter emitter,
+      AtomicReference<QuestionStatus> last,
+      AtomicLong lastSent,
+      QuestionStatus status) {
     if (Objects.equals(last.getAndSet(status), status)) {
       return false;
     }
@@ -177,7 +201,8 @@ class StatusStreams {
     try {
       emitter.send(SseEmitter.event().name("status").data(status, MediaType.APPLICATION_JSON));
       if (isFinal(status)) {
-        emitter.send(SseEmitter.event().name("answer").data(status.answer(), MediaType.APPLICATION_JSON));
+        emitter.send(
+            SseEmitter.event().name("answer").data(status.answer(), MediaType.APPLICATION_JSON));
         emitter.complete();
         return true;
       }

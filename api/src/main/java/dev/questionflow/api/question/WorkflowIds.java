@@ -9,10 +9,11 @@ import java.util.regex.Pattern;
 import org.springframework.stereotype.Component;
 
 /**
- * Workflow IDs of questions: {@code q-} + an 8-hex owner tag + 24 hex of a keyed hash of caller, user, session and
- * client message ID. Keyed with the server secret, so nobody can compute a customer's ID from what a customer knows;
- * deterministic, so a second click on "send" maps to the same workflow. The owner tag (a keyed hash of the owner) lets
- * a status read check ownership without a call to Temporal.
+ * Workflow IDs of questions: {@code q-} + an 8-hex owner tag + 24 hex of a keyed hash of caller,
+ * user, session and client message ID. Keyed with the server secret, so nobody can compute a
+ * customer's ID from what a customer knows; deterministic, so a second click on "send" maps to the
+ * same workflow. The owner tag (a keyed hash of the owner) lets a status read check ownership
+ * without a call to Temporal.
  */
 @Component
 public class WorkflowIds {
@@ -29,7 +30,9 @@ public class WorkflowIds {
 
   public String forMessage(Requester owner, String userId, String sessionId, String clientMsgId) {
     byte[] message = secret.mac("question-id", owner.ownerKey(), userId, sessionId, clientMsgId);
-    return "q-" + HexFormat.of().formatHex(ownerTag(owner)) + HexFormat.of().formatHex(message, 0, MESSAGE_BYTES);
+    return "q-"
+        + HexFormat.of().formatHex(ownerTag(owner))
+        + HexFormat.of().formatHex(message, 0, MESSAGE_BYTES);
   }
 
   /** True when the requester may see the question: its owner, or staff and admins. */

@@ -6,8 +6,9 @@ import org.springframework.http.ProblemDetail;
 import org.springframework.web.ErrorResponseException;
 
 /**
- * An access limit is exceeded: {@code 429} problem details with {@code Retry-After} (seconds). Spring's
- * {@code ResponseEntityExceptionHandler} (the app's ApiExceptionHandler) renders it with its headers.
+ * An access limit is exceeded: {@code 429} problem details with {@code Retry-After} (seconds).
+ * Spring's {@code ResponseEntityExceptionHandler} (the app's ApiExceptionHandler) renders it with
+ * its headers.
  */
 public class AccessLimitExceededException extends ErrorResponseException {
 

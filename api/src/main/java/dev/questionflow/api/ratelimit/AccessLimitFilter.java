@@ -9,13 +9,14 @@ import java.io.IOException;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.web.filter.OncePerRequestFilter;
-import org.springframework.web.util.UrlPathHelper;
 import org.springframework.web.servlet.HandlerExceptionResolver;
+import org.springframework.web.util.UrlPathHelper;
 
 /**
- * Every API request, reads and event streams included, takes a token of its caller's bucket (a back end, staff
- * member or admin) or its visitor's, and on the public web page (visitors and the anonymous web-session call) one of
- * its address's. Runs in Spring Security's chain after authorization, so refused credentials cost nothing here.
+ * Every API request, reads and event streams included, takes a token of its caller's bucket (a back
+ * end, staff member or admin) or its visitor's, and on the public web page (visitors and the
+ * anonymous web-session call) one of its address's. Runs in Spring Security's chain after
+ * authorization, so refused credentials cost nothing here.
  */
 public final class AccessLimitFilter extends OncePerRequestFilter {
 
@@ -23,7 +24,8 @@ public final class AccessLimitFilter extends OncePerRequestFilter {
   private final ClientIp clientIp;
   private final HandlerExceptionResolver errors;
 
-  public AccessLimitFilter(AccessLimiter limiter, ClientIp clientIp, HandlerExceptionResolver errors) {
+  public AccessLimitFilter(
+      AccessLimiter limiter, ClientIp clientIp, HandlerExceptionResolver errors) {
     this.limiter = limiter;
     this.clientIp = clientIp;
     this.errors = errors;
@@ -35,15 +37,16 @@ public final class AccessLimitFilter extends OncePerRequestFilter {
   }
 
   /**
-   * The decoded path, as Spring Security and MVC match it: on the raw URI, {@code /%61pi/v1/questions} would be
-   * routed to the API and skip the limits.
+   * The decoded path, as Spring Security and MVC match it: on the raw URI, {@code
+   * /%61pi/v1/questions} would be routed to the API and skip the limits.
    */
   public static boolean isApi(HttpServletRequest request) {
     return UrlPathHelper.defaultInstance.getPathWithinApplication(request).startsWith("/api/");
   }
 
   @Override
-  protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+  protected void doFilterInternal(
+      HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws ServletException, IOException {
     Authentication authentication = SecurityContextHolder.getContext().getAuthentication();
     try {
@@ -54,10 +57,12 @@ public final class AccessLimitFilter extends OncePerRequestFilter {
             requester.limitKey(),
             visitor ? clientIp.of(request) : null);
       } else {
-        limiter.admitRequest(AccessLimiter.Kind.IP, null, clientIp.of(request)); // anonymous: the web-session call
+        limiter.admitRequest(
+            AccessLimiter.Kind.IP, null, clientIp.of(request)); // anonymous: the web-session call
       }
     } catch (AccessLimitExceededException e) {
-      errors.resolveException(request, response, null, e); // the app's problem+json with Retry-After
+      errors.resolveException(
+          request, response, null, e); // the app's problem+json with Retry-After
       return;
     }
     chain.doFilter(request, response);

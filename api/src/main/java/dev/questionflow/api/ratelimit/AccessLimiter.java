@@ -1,7 +1,7 @@
 package dev.questionflow.api.ratelimit;
 
-import dev.questionflow.activities.lane.RedisBuckets;
 import dev.questionflow.activities.lane.LocalBuckets;
+import dev.questionflow.activities.lane.RedisBuckets;
 import dev.questionflow.api.ratelimit.AccessLimitsProperties.Limit;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.ConsumptionProbe;
@@ -9,7 +9,6 @@ import io.github.bucket4j.TimeMeter;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import jakarta.servlet.http.HttpServletRequest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -21,14 +20,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The access-layer limits. Every API request: a bucket per caller (a back end, staff member or admin) or per web
- * visitor, and for the public web page a bucket per client IP (a back end sends all its users' traffic from a few
- * addresses, so it is never limited by IP). Every question: a bucket per end user that refuses (429) and a global
- * bucket that only marks the question as queued (it is still accepted and waits in the model lane's queue).
+ * The access-layer limits. Every API request: a bucket per caller (a back end, staff member or
+ * admin) or per web visitor, and for the public web page a bucket per client IP (a back end sends
+ * all its users' traffic from a few addresses, so it is never limited by IP). Every question: a
+ * bucket per end user that refuses (429) and a global bucket that only marks the question as queued
+ * (it is still accepted and waits in the model lane's queue).
  *
- * <p>Buckets live in Redis when configured (one bucket per key for all instances), in this process otherwise. When
- * Redis fails (error or {@code redis-timeout}), the request is decided by this instance's local buckets, the fallback
- * is counted and logged (sampled), and Redis is left alone for {@code redis-retry-interval}.
+ * <p>Buckets live in Redis when configured (one bucket per key for all instances), in this process
+ * otherwise. When Redis fails (error or {@code redis-timeout}), the request is decided by this
+ * instance's local buckets, the fallback is counted and logged (sampled), and Redis is left alone
+ * for {@code redis-retry-interval}.
  */
 public class AccessLimiter implements AutoCloseable {
 
@@ -39,7 +40,9 @@ public class AccessLimiter implements AutoCloseable {
   public static final String FALLBACK_METRIC = "cs.ratelimit.fallback";
   public static final String DISTRIBUTED_GAUGE = "cs.ratelimit.distributed";
 
-  /** The three limits; {@link #tag()} is the metric tag and the problem's {@code limit} property. */
+  /**
+   * The three limits; {@link #tag()} is the metric tag and the problem's {@code limit} property.
+   */
   public enum Kind {
     USER("user", "questions from this user"),
     IP("ip", "requests from this address"),
@@ -77,8 +80,10 @@ public class AccessLimiter implements AutoCloseable {
   private final Counter fallbacks;
   private final long retryIntervalNanos;
   private final long logIntervalNanos;
+
   /** System.nanoTime() before which Redis is not tried again after a failure. */
   private final AtomicLong redisRetryAt = new AtomicLong(System.nanoTime());
+
   private final AtomicLong nextFallbackLogAt = new AtomicLong(System.nanoTime());
   private final AtomicLong unloggedFallbacks = new AtomicLong();
   private volatile boolean redisFailing;
@@ -87,7 +92,11 @@ public class AccessLimiter implements AutoCloseable {
    * @param redis buckets in Redis, or null for per-instance limits
    * @param clock the buckets' clock (Bucket4j time meter; wall-clock based when buckets are shared)
    */
-  AccessLimiter(AccessLimitsProperties properties, RedisBuckets redis, TimeMeter clock, MeterRegistry meters) {
+  AccessLimiter(
+      AccessLimitsProperties properties,
+      RedisBuckets redis,
+      TimeMeter clock,
+      MeterRegistry meters) {
     this.properties = properties;
     this.redis = redis;
     this.local = new LocalBuckets(clock, properties.localMaxKeys());
@@ -98,16 +107,28 @@ public class AccessLimiter implements AutoCloseable {
     limits.put(Kind.GLOBAL, properties.global());
     limits.put(Kind.CALLER, properties.perCaller());
     limits.put(Kind.VISITOR, properties.perVisitor());
-    limits.forEach((kind, limit) -> {
-      configurations.put(
-          kind,
-          BucketConfiguration.builder()
-              .addLimit(l -> l.capacity(limit.capacity()).refillGreedy(limit.refillPerSecond(), Duration.ofSeconds(1)))
-              .build());
-      // the limit is part of the key: a changed limit starts new buckets instead of meeting old state in Redis
-      keyPrefixes.put(
-          kind, properties.keyPrefix() + kind.tag() + ":" + limit.capacity() + "-" + limit.refillPerSecond() + ":");
-    });
+    limits.forEach(
+        (kind, limit) -> {
+          configurations.put(
+              kind,
+              BucketConfiguration.builder()
+                  .addLimit(
+                      l ->
+                          l.capacity(limit.capacity())
+                              .refillGreedy(limit.refillPerSecond(), Duration.ofSeconds(1)))
+                  .build());
+          // the limit is part of the key: a changed limit starts new buckets instead of meeting old
+          // state in Redis
+          keyPrefixes.put(
+              kind,
+              properties.keyPrefix()
+                  + kind.tag()
+                  + ":"
+                  + limit.capacity()
+                  + "-"
+                  + limit.refillPerSecond()
+                  + ":");
+        });
     for (Kind kind : List.of(Kind.USER, Kind.IP, Kind.CALLER, Kind.VISITOR, Kind.STREAMS)) {
       rejected.put(
           kind,
@@ -118,11 +139,13 @@ public class AccessLimiter implements AutoCloseable {
     }
     this.queued =
         Counter.builder(QUEUED_METRIC)
-            .description("Questions accepted over the global access limit (they wait in the model lane's queue)")
+            .description(
+                "Questions accepted over the global access limit (they wait in the model lane's queue)")
             .register(meters);
     this.fallbacks =
         Counter.builder(FALLBACK_METRIC)
-            .description("Requests whose access limits were decided by per-instance buckets because Redis failed")
+            .description(
+                "Requests whose access limits were decided by per-instance buckets because Redis failed")
             .register(meters);
     Gauge.builder(DISTRIBUTED_GAUGE, this, l -> l.distributed() ? 1 : 0)
         .description("1 = access limits shared through Redis, 0 = per instance")
@@ -131,8 +154,8 @@ public class AccessLimiter implements AutoCloseable {
   }
 
   /**
-   * Takes a token from the request's own bucket ({@link Kind#CALLER} or {@link Kind#VISITOR}) and, for the public web
-   * page ({@code clientIp} not null), from its address's bucket.
+   * Takes a token from the request's own bucket ({@link Kind#CALLER} or {@link Kind#VISITOR}) and,
+   * for the public web page ({@code clientIp} not null), from its address's bucket.
    *
    * @throws AccessLimitExceededException over a limit (the request must do nothing)
    */
@@ -142,19 +165,24 @@ public class AccessLimiter implements AutoCloseable {
     }
     Request request = new Request();
     try {
-      take(request, kind == Kind.IP ? List.of(Kind.IP) : List.of(kind, Kind.IP), requesterKey, clientIp);
+      take(
+          request,
+          kind == Kind.IP ? List.of(Kind.IP) : List.of(kind, Kind.IP),
+          requesterKey,
+          clientIp);
     } finally {
       request.done();
     }
   }
 
   /**
-   * Takes a token from the per-user, per-IP (when {@code clientIp} is given) and global buckets of a question.
+   * Takes a token from the per-user, per-IP (when {@code clientIp} is given) and global buckets of
+   * a question.
    *
    * @param userKey the end user, scoped to its caller
    * @return the admission; {@link Admission#queued()} when only the global limit is exceeded
-   * @throws AccessLimitExceededException per-user or per-IP limit exceeded (nothing may be started); the tokens
-   *     already taken for this request are given back
+   * @throws AccessLimitExceededException per-user or per-IP limit exceeded (nothing may be
+   *     started); the tokens already taken for this request are given back
    */
   public Admission admit(String userKey, String clientIp) {
     if (!properties.enabled()) {
@@ -179,8 +207,12 @@ public class AccessLimiter implements AutoCloseable {
     }
   }
 
-  /** Takes one token of each kind in order (the first id for the first kind, the second for IP); all or none. */
-  private List<Admission.Token> take(Request request, List<Kind> kinds, String id, String clientIp) {
+  /**
+   * Takes one token of each kind in order (the first id for the first kind, the second for IP); all
+   * or none.
+   */
+  private List<Admission.Token> take(
+      Request request, List<Kind> kinds, String id, String clientIp) {
     List<Admission.Token> taken = new ArrayList<>(3);
     for (Kind kind : kinds) {
       String key = kind == Kind.IP ? clientIp : id;
@@ -191,7 +223,8 @@ public class AccessLimiter implements AutoCloseable {
       if (!probe.isConsumed()) {
         refund(taken, request);
         refused(kind);
-        throw new AccessLimitExceededException(kind, retryAfterSeconds(probe.getNanosToWaitForRefill()));
+        throw new AccessLimitExceededException(
+            kind, retryAfterSeconds(probe.getNanosToWaitForRefill()));
       }
       taken.add(request.token(kind, key));
     }
@@ -204,8 +237,9 @@ public class AccessLimiter implements AutoCloseable {
   }
 
   /**
-   * Gives back the tokens of an admission whose request started nothing (a duplicate submit of an accepted question,
-   * or a failed start), so that a second click on "send" does not count twice. Best effort: errors are ignored.
+   * Gives back the tokens of an admission whose request started nothing (a duplicate submit of an
+   * accepted question, or a failed start), so that a second click on "send" does not count twice.
+   * Best effort: errors are ignored.
    */
   public void refund(Admission admission) {
     if (admission.taken().isEmpty()) {
@@ -220,7 +254,8 @@ public class AccessLimiter implements AutoCloseable {
       try {
         (token.remote() ? redis : local).refund(token.key(), configuration);
       } catch (RuntimeException e) {
-        log.debug("access limits: could not give back a token of {}: {}", token.key(), e.toString());
+        log.debug(
+            "access limits: could not give back a token of {}: {}", token.key(), e.toString());
       }
     }
   }
@@ -234,14 +269,19 @@ public class AccessLimiter implements AutoCloseable {
   long availableUserTokens(String userId) {
     String key = keyPrefixes.get(Kind.USER) + userId;
     BucketConfiguration configuration = configurations.get(Kind.USER);
-    return distributed() ? redis.availableTokens(key, configuration) : local.availableTokens(key, configuration);
+    return distributed()
+        ? redis.availableTokens(key, configuration)
+        : local.availableTokens(key, configuration);
   }
 
   static long retryAfterSeconds(long nanosToWait) {
-    return Math.max(1, (nanosToWait + TimeUnit.SECONDS.toNanos(1) - 1) / TimeUnit.SECONDS.toNanos(1));
+    return Math.max(
+        1, (nanosToWait + TimeUnit.SECONDS.toNanos(1) - 1) / TimeUnit.SECONDS.toNanos(1));
   }
 
-  /** One admit() call: uses Redis until it fails, then local buckets for the rest of the request. */
+  /**
+   * One admit() call: uses Redis until it fails, then local buckets for the rest of the request.
+   */
   private final class Request {
     private boolean remote = redis != null && System.nanoTime() - redisRetryAt.get() >= 0;
     private boolean fellBack = redis != null && !remote;
@@ -290,7 +330,9 @@ public class AccessLimiter implements AutoCloseable {
     logFallback(e);
   }
 
-  /** At most one WARN per fallback-log-interval, with the number of fallbacks since the last one. */
+  /**
+   * At most one WARN per fallback-log-interval, with the number of fallbacks since the last one.
+   */
   private void logFallback(RuntimeException cause) {
     long now = System.nanoTime();
     long next = nextFallbackLogAt.get();
@@ -298,13 +340,20 @@ public class AccessLimiter implements AutoCloseable {
       return;
     }
     long count = unloggedFallbacks.getAndSet(0);
-    String reason = cause == null ? "Redis unavailable" : cause.getClass().getSimpleName() + ": " + cause.getMessage();
+    String reason =
+        cause == null
+            ? "Redis unavailable"
+            : cause.getClass().getSimpleName() + ": " + cause.getMessage();
     log.warn(
         "access limits: Redis failed ({}); deciding with per-instance buckets (limits hold per instance only), Redis"
             + " tried again in {} ms{}",
         reason,
         retryIntervalNanos / 1_000_000,
-        count == 0 ? "" : "; " + count + " request(s) fell back since the previous message (cs_ratelimit_fallback_total)");
+        count == 0
+            ? ""
+            : "; "
+                + count
+                + " request(s) fell back since the previous message (cs_ratelimit_fallback_total)");
   }
 
   @Override

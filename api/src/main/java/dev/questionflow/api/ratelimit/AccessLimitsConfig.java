@@ -11,8 +11,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The access limiter: buckets in Redis through the app's Lettuce client when there is one (StoresConfig decides), in
- * this process otherwise (one WARN line says so). A {@link TimeMeter} bean, if any, replaces the wall clock (tests).
+ * The access limiter: buckets in Redis through the app's Lettuce client when there is one
+ * (StoresConfig decides), in this process otherwise (one WARN line says so). A {@link TimeMeter}
+ * bean, if any, replaces the wall clock (tests).
  */
 @Configuration(proxyBeanMethods = false)
 class AccessLimitsConfig {
@@ -29,21 +30,27 @@ class AccessLimitsConfig {
     TimeMeter time = clock.getIfAvailable(() -> TimeMeter.SYSTEM_MILLISECONDS);
     LazyRedis shared = lazyRedis.getIfAvailable();
     if (!limits.enabled()) {
-      log.warn("access limits are OFF (cs.access-limits.enabled=false): no per-user, per-IP or global limit");
+      log.warn(
+          "access limits are OFF (cs.access-limits.enabled=false): no per-user, per-IP or global limit");
       return new AccessLimiter(limits, null, time, meters);
     }
     if (shared == null) {
       log.warn(
           "REDIS_URL is not set: access limits (global {}, per user {}, per IP {}) hold PER INSTANCE; with n instances"
               + " n times as many requests get through. Set REDIS_URL to share them.",
-          limits.global(), limits.perUser(), limits.perIp());
+          limits.global(),
+          limits.perUser(),
+          limits.perIp());
       return new AccessLimiter(limits, null, time, meters);
     }
-    RedisBuckets redis = new RedisBuckets(shared.client(), shared.uri(), limits.redisTimeout(), time);
+    RedisBuckets redis =
+        new RedisBuckets(shared.client(), shared.uri(), limits.redisTimeout(), time);
     if (redis.awaitConnected(limits.redisConnectTimeout())) {
       log.info(
           "access limits shared through Redis: global {}, per user {}, per IP {}",
-          limits.global(), limits.perUser(), limits.perIp());
+          limits.global(),
+          limits.perUser(),
+          limits.perIp());
     } else {
       log.warn(
           "access limits: no Redis connection within {}; limits hold per instance until it connects",

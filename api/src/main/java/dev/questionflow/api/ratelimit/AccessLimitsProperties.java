@@ -4,23 +4,28 @@ import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * Access-layer limits ({@code cs.access-limits}): token buckets per caller, per web visitor and per IP (the public
- * page and anonymous requests) on every API request, and per user and global on {@code POST /api/v1/questions}.
- * Unset keys take the defaults below (SPEC field values for the global limit).
+ * Access-layer limits ({@code cs.access-limits}): token buckets per caller, per web visitor and per
+ * IP (the public page and anonymous requests) on every API request, and per user and global on
+ * {@code POST /api/v1/questions}. Unset keys take the defaults below (SPEC field values for the
+ * global limit).
  *
  * @param enabled false = no limit at all
- * @param global the whole instance group (shared through Redis): over it a question is still accepted, marked
- *     {@code "queued": true}, and waits in the model lane's queue
+ * @param global the whole instance group (shared through Redis): over it a question is still
+ *     accepted, marked {@code "queued": true}, and waits in the model lane's queue
  * @param perUser per {@code userId}: over it 429 with Retry-After
  * @param perIp per client IP of the public web page, every request: over it 429 with Retry-After
- * @param perCaller per chat back end, staff member or admin, every API request (reads and event streams too)
+ * @param perCaller per chat back end, staff member or admin, every API request (reads and event
+ *     streams too)
  * @param perVisitor per anonymous web visitor, every API request
- * @param redisTimeout time limit of one bucket operation in Redis; a slower or failed operation falls back to the
- *     per-instance buckets for that request
- * @param redisRetryInterval after a Redis failure, the limiter uses the per-instance buckets for this long before
- *     trying Redis again (so an outage costs one timeout per interval, not one per request)
- * @param redisConnectTimeout how long start-up waits for the limiter's Redis connection (it keeps trying afterwards)
- * @param fallbackLogInterval at most one WARN line per interval about falling back (the rest are counted)
+ * @param redisTimeout time limit of one bucket operation in Redis; a slower or failed operation
+ *     falls back to the per-instance buckets for that request
+ * @param redisRetryInterval after a Redis failure, the limiter uses the per-instance buckets for
+ *     this long before trying Redis again (so an outage costs one timeout per interval, not one per
+ *     request)
+ * @param redisConnectTimeout how long start-up waits for the limiter's Redis connection (it keeps
+ *     trying afterwards)
+ * @param fallbackLogInterval at most one WARN line per interval about falling back (the rest are
+ *     counted)
  * @param localMaxKeys per-instance buckets kept in memory (least recently used are dropped)
  * @param keyPrefix prefix of the Redis keys
  */
@@ -56,30 +61,52 @@ public record AccessLimitsProperties(
 
   /** All defaults: what the app uses when application.yml says nothing. */
   public static AccessLimitsProperties defaults() {
-    return new AccessLimitsProperties(null, null, null, null, null, null, null, null, null, null, null, null);
+    return new AccessLimitsProperties(
+        null, null, null, null, null, null, null, null, null, null, null, null);
   }
 
   public AccessLimitsProperties withLimits(Limit global, Limit perUser, Limit perIp) {
     return new AccessLimitsProperties(
-        enabled, global, perUser, perIp, perCaller, perVisitor, redisTimeout, redisRetryInterval, redisConnectTimeout,
-        fallbackLogInterval, localMaxKeys, keyPrefix);
+        enabled,
+        global,
+        perUser,
+        perIp,
+        perCaller,
+        perVisitor,
+        redisTimeout,
+        redisRetryInterval,
+        redisConnectTimeout,
+        fallbackLogInterval,
+        localMaxKeys,
+        keyPrefix);
   }
 
   public AccessLimitsProperties withKeyPrefix(String prefix) {
     return new AccessLimitsProperties(
-        enabled, global, perUser, perIp, perCaller, perVisitor, redisTimeout, redisRetryInterval, redisConnectTimeout,
-        fallbackLogInterval, localMaxKeys, prefix);
+        enabled,
+        global,
+        perUser,
+        perIp,
+        perCaller,
+        perVisitor,
+        redisTimeout,
+        redisRetryInterval,
+        redisConnectTimeout,
+        fallbackLogInterval,
+        localMaxKeys,
+        prefix);
   }
 
   /**
-   * One token bucket: up to {@code capacity} requests at once (the burst), refilled with {@code refillPerSecond}
-   * tokens a second (the sustained rate).
+   * One token bucket: up to {@code capacity} requests at once (the burst), refilled with {@code
+   * refillPerSecond} tokens a second (the sustained rate).
    */
   public record Limit(Boolean enabled, Long capacity, Long refillPerSecond) {
 
     public Limit {
       if (capacity != null && capacity < 1) {
-        throw new IllegalArgumentException("cs.access-limits.*.capacity must be at least 1, is " + capacity);
+        throw new IllegalArgumentException(
+            "cs.access-limits.*.capacity must be at least 1, is " + capacity);
       }
       if (refillPerSecond != null && refillPerSecond < 1) {
         throw new IllegalArgumentException(

@@ -6,10 +6,11 @@ import java.util.regex.Pattern;
 import org.springframework.security.web.util.matcher.IpAddressMatcher;
 
 /**
- * The client address a per-IP limit counts: the socket's peer, unless that peer is one of the configured proxies
- * ({@code TRUSTED_PROXIES}, addresses or CIDR ranges); then X-Forwarded-For is read from the right, skipping trusted
- * proxies, and the right-most untrusted hop is the client. Entries left of it are whatever the caller wrote, so
- * trusting them would let a script pick a fresh IP per request.
+ * The client address a per-IP limit counts: the socket's peer, unless that peer is one of the
+ * configured proxies ({@code TRUSTED_PROXIES}, addresses or CIDR ranges); then X-Forwarded-For is
+ * read from the right, skipping trusted proxies, and the right-most untrusted hop is the client.
+ * Entries left of it are whatever the caller wrote, so trusting them would let a script pick a
+ * fresh IP per request.
  */
 public final class ClientIp {
 
@@ -49,10 +50,14 @@ public final class ClientIp {
     return client;
   }
 
-  /** Whether the request reached us over HTTPS: itself, or as a trusted proxy's {@code X-Forwarded-Proto} says. */
+  /**
+   * Whether the request reached us over HTTPS: itself, or as a trusted proxy's {@code
+   * X-Forwarded-Proto} says.
+   */
   public boolean overHttps(HttpServletRequest request) {
     return request.isSecure()
-        || (request.getRemoteAddr() != null && isTrusted(request.getRemoteAddr())
+        || (request.getRemoteAddr() != null
+            && isTrusted(request.getRemoteAddr())
             && "https".equalsIgnoreCase(request.getHeader("X-Forwarded-Proto")));
   }
 

@@ -7,8 +7,9 @@ import org.springframework.security.core.Authentication;
 import org.springframework.security.oauth2.server.resource.authentication.BearerTokenAuthenticationToken;
 
 /**
- * Bearer tokens that are API keys: chat back ends ({@code CALLER_API_KEYS}), staff ({@code STAFF_API_KEYS}) and the
- * admin ({@code ADMIN_API_KEY}). A token shaped like a JWT is left to the JWT providers behind this one.
+ * Bearer tokens that are API keys: chat back ends ({@code CALLER_API_KEYS}), staff ({@code
+ * STAFF_API_KEYS}) and the admin ({@code ADMIN_API_KEY}). A token shaped like a JWT is left to the
+ * JWT providers behind this one.
  */
 final class ApiKeyAuthenticationProvider implements AuthenticationProvider {
 
@@ -16,7 +17,10 @@ final class ApiKeyAuthenticationProvider implements AuthenticationProvider {
   private final ApiKeys staff;
   private final ApiKeys admins;
 
-  /** @throws IllegalArgumentException when one key is configured twice (its role would depend on the order here) */
+  /**
+   * @throws IllegalArgumentException when one key is configured twice (its role would depend on the
+   *     order here)
+   */
   ApiKeyAuthenticationProvider(ApiKeys callers, ApiKeys staff, ApiKeys admins) {
     ApiKeys.requireDistinct(callers, staff, admins);
     this.callers = callers;
@@ -40,7 +44,8 @@ final class ApiKeyAuthenticationProvider implements AuthenticationProvider {
     }
     Optional<ApiKeys.Entry> caller = callers.match(token);
     if (caller.isPresent()) {
-      return new RequesterAuthentication(Requester.backend(caller.get().name(), caller.get().maxTier()));
+      return new RequesterAuthentication(
+          Requester.backend(caller.get().name(), caller.get().maxTier()));
     }
     throw new BadCredentialsException("unknown API key");
   }

@@ -12,17 +12,22 @@ import org.springframework.security.oauth2.server.resource.InvalidBearerTokenExc
 import org.springframework.security.oauth2.server.resource.authentication.BearerTokenAuthenticationToken;
 
 /**
- * Hands each bearer token to the one provider that can judge it: an API key to the keys, our web session (by its
- * unverified {@code iss}, which only picks the checker) to the web sessions, any other JWT to the OIDC provider. A
- * ProviderManager would try them in turn, so a mistyped key would reach the identity provider, and its being away
- * would fail the request with a 500.
+ * Hands each bearer token to the one provider that can judge it: an API key to the keys, our web
+ * session (by its unverified {@code iss}, which only picks the checker) to the web sessions, any
+ * other JWT to the OIDC provider. A ProviderManager would try them in turn, so a mistyped key would
+ * reach the identity provider, and its being away would fail the request with a 500.
  */
 final class BearerTokenRouter implements AuthenticationManager {
 
-  /** The identity provider could not be asked (discovery or its key set): not the client's fault, so 503. */
+  /**
+   * The identity provider could not be asked (discovery or its key set): not the client's fault, so
+   * 503.
+   */
   static final class IdentityProviderUnavailableException extends AuthenticationException {
     IdentityProviderUnavailableException(Throwable cause) {
-      super("the identity provider could not be reached to check this token; try again shortly", cause);
+      super(
+          "the identity provider could not be reached to check this token; try again shortly",
+          cause);
     }
   }
 
@@ -30,7 +35,10 @@ final class BearerTokenRouter implements AuthenticationManager {
   private final AuthenticationProvider webSessions;
   private final AuthenticationProvider oidc; // null: no OIDC configured
 
-  BearerTokenRouter(AuthenticationProvider apiKeys, AuthenticationProvider webSessions, AuthenticationProvider oidc) {
+  BearerTokenRouter(
+      AuthenticationProvider apiKeys,
+      AuthenticationProvider webSessions,
+      AuthenticationProvider oidc) {
     this.apiKeys = apiKeys;
     this.webSessions = webSessions;
     this.oidc = oidc;

@@ -16,12 +16,18 @@ final class ProblemResponses {
     return (request, response, exception) -> {
       if (exception instanceof BearerTokenRouter.IdentityProviderUnavailableException) {
         response.setHeader("Retry-After", "30");
-        write(response, HttpServletResponse.SC_SERVICE_UNAVAILABLE, "Identity provider unavailable",
+        write(
+            response,
+            HttpServletResponse.SC_SERVICE_UNAVAILABLE,
+            "Identity provider unavailable",
             exception.getMessage());
         return;
       }
       response.setHeader("WWW-Authenticate", "Bearer");
-      write(response, HttpServletResponse.SC_UNAUTHORIZED, "Unauthorized",
+      write(
+          response,
+          HttpServletResponse.SC_UNAUTHORIZED,
+          "Unauthorized",
           "this endpoint needs credentials: Authorization: Bearer <API key or token>"
               + (exception.getMessage() == null ? "" : " (" + exception.getMessage() + ")"));
     };
@@ -29,14 +35,27 @@ final class ProblemResponses {
 
   static AccessDeniedHandler forbidden() {
     return (request, response, exception) ->
-        write(response, HttpServletResponse.SC_FORBIDDEN, "Forbidden", "your credentials do not allow this");
+        write(
+            response,
+            HttpServletResponse.SC_FORBIDDEN,
+            "Forbidden",
+            "your credentials do not allow this");
   }
 
-  static void write(HttpServletResponse response, int status, String title, String detail) throws IOException {
+  static void write(HttpServletResponse response, int status, String title, String detail)
+      throws IOException {
     response.setStatus(status);
     response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
     response.setCharacterEncoding(StandardCharsets.UTF_8.name());
-    response.getWriter().write("{\"type\":\"about:blank\",\"title\":\"" + title + "\",\"status\":" + status
-        + ",\"detail\":\"" + detail.replace("\\", "\\\\").replace("\"", "\\\"") + "\"}");
+    response
+        .getWriter()
+        .write(
+            "{\"type\":\"about:blank\",\"title\":\""
+                + title
+                + "\",\"status\":"
+                + status
+                + ",\"detail\":\""
+                + detail.replace("\\", "\\\\").replace("\"", "\\\"")
+                + "\"}");
   }
 }

@@ -8,7 +8,8 @@ import org.springframework.security.core.context.SecurityContextHolder;
 /**
  * Who is calling, as established by Spring Security: the principal of every authenticated request.
  *
- * @param name the caller's name (a back end's key name, the staff member, {@code web}, {@code local})
+ * @param name the caller's name (a back end's key name, the staff member, {@code web}, {@code
+ *     local})
  * @param kind what kind of caller
  * @param visitorId the server-chosen ID of an anonymous web visitor (null for every other kind)
  * @param maxTier the highest tier this caller may assert for its questions
@@ -17,6 +18,7 @@ public record Requester(String name, Kind kind, String visitorId, Tier maxTier) 
 
   /** The caller name of every web visitor's questions. */
   public static final String WEB = "web";
+
   /** The caller of trial mode. */
   public static final String LOCAL = "local";
 
@@ -79,8 +81,8 @@ public record Requester(String name, Kind kind, String visitorId, Tier maxTier) 
   }
 
   /**
-   * Whose questions these are: a back end owns the questions it asked for its users (it has authenticated them); a
-   * web visitor only its own.
+   * Whose questions these are: a back end owns the questions it asked for its users (it has
+   * authenticated them); a web visitor only its own.
    */
   public String ownerKey() {
     return kind == Kind.WEB_VISITOR ? "web:" + visitorId : "caller:" + name;
@@ -91,7 +93,10 @@ public record Requester(String name, Kind kind, String visitorId, Tier maxTier) 
     return kind.name().toLowerCase() + ":" + (visitorId != null ? visitorId : name);
   }
 
-  /** The requester of the current request; fails when there is none (Spring Security let nobody in unnamed). */
+  /**
+   * The requester of the current request; fails when there is none (Spring Security let nobody in
+   * unnamed).
+   */
   public static Requester current() {
     Authentication authentication = SecurityContextHolder.getContext().getAuthentication();
     if (authentication != null && authentication.getPrincipal() instanceof Requester requester) {

@@ -5,7 +5,10 @@ import org.springframework.security.authentication.AbstractAuthenticationToken;
 import org.springframework.security.core.GrantedAuthority;
 import org.springframework.security.core.authority.AuthorityUtils;
 
-/** An authenticated {@link Requester}, whichever way it proved who it is (API key, JWT, web session, trial). */
+/**
+ * An authenticated {@link Requester}, whichever way it proved who it is (API key, JWT, web session,
+ * trial).
+ */
 final class RequesterAuthentication extends AbstractAuthenticationToken {
 
   private final Requester requester;

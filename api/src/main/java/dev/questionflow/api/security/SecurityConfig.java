@@ -1,8 +1,12 @@
 package dev.questionflow.api.security;
 
+import dev.questionflow.api.ratelimit.AccessLimitFilter;
+import dev.questionflow.api.ratelimit.AccessLimiter;
+import dev.questionflow.api.ratelimit.ClientIp;
 import java.time.Clock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -23,16 +27,13 @@ import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.access.intercept.AuthorizationFilter;
 import org.springframework.web.servlet.HandlerExceptionResolver;
 import org.springframework.web.util.UrlPathHelper;
-import dev.questionflow.api.ratelimit.AccessLimitFilter;
-import dev.questionflow.api.ratelimit.AccessLimiter;
-import dev.questionflow.api.ratelimit.ClientIp;
-import org.springframework.beans.factory.annotation.Qualifier;
 
 /**
- * Who may do what. Every request is authenticated by one of: a bearer API key (chat back end, staff, admin; the admin
- * key also as {@code X-Api-Key}), a bearer JWT from the staff's OIDC provider, the chat page's signed web-session
- * cookie, or, in trial mode only, being on loopback. Roles: CALLER asks questions and reads its own, STAFF reads
- * every question and answers tickets, ADMIN is staff plus the admin API and the actuator.
+ * Who may do what. Every request is authenticated by one of: a bearer API key (chat back end,
+ * staff, admin; the admin key also as {@code X-Api-Key}), a bearer JWT from the staff's OIDC
+ * provider, the chat page's signed web-session cookie, or, in trial mode only, being on loopback.
+ * Roles: CALLER asks questions and reads its own, STAFF reads every question and answers tickets,
+ * ADMIN is staff plus the admin API and the actuator.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableWebSecurity
@@ -41,7 +42,10 @@ class SecurityConfig {
 
   private static final Logger log = LoggerFactory.getLogger(SecurityConfig.class);
 
-  /** The admin API's header before bearer tokens; still accepted for the admin key (and any API key). */
+  /**
+   * The admin API's header before bearer tokens; still accepted for the admin key (and any API
+   * key).
+   */
   static final String API_KEY_HEADER = "X-Api-Key";
 
   @Bean
@@ -59,31 +63,53 @@ class SecurityConfig {
     return RoleHierarchyImpl.withDefaultRolePrefix().role("ADMIN").implies("STAFF").build();
   }
 
-  /** API keys, our web sessions and, when configured, the OIDC provider's tokens: each token to its own checker. */
+  /**
+   * API keys, our web sessions and, when configured, the OIDC provider's tokens: each token to its
+   * own checker.
+   */
   @Bean
-  AuthenticationManager bearerAuthentication(SecurityProperties properties, WebSessions webSessions) {
-    AuthenticationProvider apiKeys = new ApiKeyAuthenticationProvider(
-        ApiKeys.parse("CALLER_API_KEYS", properties.callerApiKeys()),
-        ApiKeys.parse("STAFF_API_KEYS", properties.staffApiKeys()),
-        ApiKeys.single("ADMIN_API_KEY", "admin", properties.adminApiKey()));
+  AuthenticationManager bearerAuthentication(
+      SecurityProperties properties, WebSessions webSessions) {
+    AuthenticationProvider apiKeys =
+        new ApiKeyAuthenticationProvider(
+            ApiKeys.parse("CALLER_API_KEYS", properties.callerApiKeys()),
+            ApiKeys.parse("STAFF_API_KEYS", properties.staffApiKeys()),
+            ApiKeys.single("ADMIN_API_KEY", "admin", properties.adminApiKey()));
     AuthenticationProvider oidc = null;
     if (properties.jwt().configured()) {
       oidc = StaffJwt.authenticationProvider(properties.jwt());
-      log.info("staff sign-in with OIDC tokens from {}", properties.jwt().issuerUri() != null
-          ? properties.jwt().issuerUri() : properties.jwt().jwkSetUri());
+      log.info(
+          "staff sign-in with OIDC tokens from {}",
+          properties.jwt().issuerUri() != null
+              ? properties.jwt().issuerUri()
+              : properties.jwt().jwkSetUri());
     }
     return new BearerTokenRouter(apiKeys, webSessions.authenticationProvider(), oidc);
   }
 
-  /** Health probes open; everything else of the actuator (details, metrics, Prometheus) for admins only. */
+  /**
+   * Health probes open; everything else of the actuator (details, metrics, Prometheus) for admins
+   * only.
+   */
   @Bean
   @Order(1)
-  SecurityFilterChain actuator(HttpSecurity http, AuthenticationManager bearer, SecurityProperties properties,
-      @Value("${server.address:}") String serverAddress) throws Exception {
+  SecurityFilterChain actuator(
+      HttpSecurity http,
+      AuthenticationManager bearer,
+      SecurityProperties properties,
+      @Value("${server.address:}") String serverAddress)
+      throws Exception {
     http.securityMatcher("/actuator/**")
-        .authorizeHttpRequests(requests -> requests
-            .requestMatchers("/actuator/health", "/actuator/health/liveness", "/actuator/health/readiness").permitAll()
-            .anyRequest().hasRole("ADMIN"));
+        .authorizeHttpRequests(
+            requests ->
+                requests
+                    .requestMatchers(
+                        "/actuator/health",
+                        "/actuator/health/liveness",
+                        "/actuator/health/readiness")
+                    .permitAll()
+                    .anyRequest()
+                    .hasRole("ADMIN"));
     return common(http, bearer, properties, serverAddress).build();
   }
 
@@ -94,60 +120,103 @@ class SecurityConfig {
 
   @Bean
   @Order(2)
-  SecurityFilterChain api(HttpSecurity http, AuthenticationManager bearer, SecurityProperties properties,
-      @Value("${server.address:}") String serverAddress, AccessLimiter limiter, ClientIp clientIp,
-      @Qualifier("handlerExceptionResolver") HandlerExceptionResolver errors) throws Exception {
-    http.authorizeHttpRequests(requests -> requests
-        .requestMatchers(HttpMethod.GET, "/", "/index.html", "/app.js", "/app.css", "/staff", "/staff.html",
-            "/staff.js", "/favicon.ico").permitAll()
-        .requestMatchers("/error").permitAll()
-        .requestMatchers(HttpMethod.POST, WebSessionController.PATH).permitAll()
-        // springdoc is off unless SWAGGER_UI_ENABLED=true; then its pages are public (they hold no data)
-        .requestMatchers("/v3/api-docs/**", "/swagger-ui/**", "/swagger-ui.html").permitAll()
-        .requestMatchers("/api/v1/admin/**").hasRole("ADMIN")
-        .requestMatchers("/api/v1/tickets/**").hasRole("STAFF")
-        .requestMatchers(HttpMethod.POST, "/api/v1/questions").hasRole("CALLER")
-        .requestMatchers("/api/v1/questions/**").hasAnyRole("CALLER", "STAFF")
-        .anyRequest().authenticated());
-    // limits count only what was let in; not a bean, so the servlet container does not run it a second time
-    http.addFilterAfter(new AccessLimitFilter(limiter, clientIp, errors), AuthorizationFilter.class);
+  SecurityFilterChain api(
+      HttpSecurity http,
+      AuthenticationManager bearer,
+      SecurityProperties properties,
+      @Value("${server.address:}") String serverAddress,
+      AccessLimiter limiter,
+      ClientIp clientIp,
+      @Qualifier("handlerExceptionResolver") HandlerExceptionResolver errors)
+      throws Exception {
+    http.authorizeHttpRequests(
+        requests ->
+            requests
+                .requestMatchers(
+                    HttpMethod.GET,
+                    "/",
+                    "/index.html",
+                    "/app.js",
+                    "/app.css",
+                    "/problem.js",
+                    "/staff",
+                    "/staff.html",
+                    "/staff.js",
+                    "/favicon.ico")
+                .permitAll()
+                .requestMatchers("/error")
+                .permitAll()
+                .requestMatchers(HttpMethod.POST, WebSessionController.PATH)
+                .permitAll()
+                // springdoc is off unless SWAGGER_UI_ENABLED=true; then its pages are public (they
+                // hold no data)
+                .requestMatchers("/v3/api-docs/**", "/swagger-ui/**", "/swagger-ui.html")
+                .permitAll()
+                .requestMatchers("/api/v1/admin/**")
+                .hasRole("ADMIN")
+                .requestMatchers("/api/v1/tickets/**")
+                .hasRole("STAFF")
+                .requestMatchers(HttpMethod.POST, "/api/v1/questions")
+                .hasRole("CALLER")
+                .requestMatchers("/api/v1/questions/**")
+                .hasAnyRole("CALLER", "STAFF")
+                .anyRequest()
+                .authenticated());
+    // limits count only what was let in; not a bean, so the servlet container does not run it a
+    // second time
+    http.addFilterAfter(
+        new AccessLimitFilter(limiter, clientIp, errors), AuthorizationFilter.class);
     if (TrialMode.on(properties, serverAddress)) {
-      log.warn("TRIAL MODE: no CALLER_API_KEYS, STAFF_API_KEYS, ADMIN_API_KEY or STAFF_JWT_* is set, so requests"
-          + " without credentials from loopback are the caller 'local' (staff and admin too), and the server listens"
-          + " on {} only. Configure a key to turn trial mode off.", serverAddress.isBlank() ? "loopback" : serverAddress);
+      log.warn(
+          "TRIAL MODE: no CALLER_API_KEYS, STAFF_API_KEYS, ADMIN_API_KEY or STAFF_JWT_* is set, so requests"
+              + " without credentials from loopback are the caller 'local' (staff and admin too), and the server listens"
+              + " on {} only. Configure a key to turn trial mode off.",
+          serverAddress.isBlank() ? "loopback" : serverAddress);
     } else if (!properties.anyCredentialConfigured()) {
-      log.warn("No CALLER_API_KEYS, STAFF_API_KEYS, ADMIN_API_KEY or STAFF_JWT_* is set and the server listens on {}:"
-          + " every API request will be refused (401). Configure keys (docs/runbook.md, Access and roles).",
+      log.warn(
+          "No CALLER_API_KEYS, STAFF_API_KEYS, ADMIN_API_KEY or STAFF_JWT_* is set and the server listens on {}:"
+              + " every API request will be refused (401). Configure keys (docs/runbook.md, Access and roles).",
           serverAddress);
     }
     return common(http, bearer, properties, serverAddress).build();
   }
 
-  private HttpSecurity common(HttpSecurity http, AuthenticationManager bearer, SecurityProperties properties,
-      String serverAddress) throws Exception {
-    http.sessionManagement(sessions -> sessions.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
-        // no server-side sessions and no cookie but our SameSite=Strict web session: nothing for CSRF to ride on
+  private HttpSecurity common(
+      HttpSecurity http,
+      AuthenticationManager bearer,
+      SecurityProperties properties,
+      String serverAddress)
+      throws Exception {
+    http.sessionManagement(
+            sessions -> sessions.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
+        // no server-side sessions and no cookie but our SameSite=Strict web session: nothing for
+        // CSRF to ride on
         .csrf(csrf -> csrf.disable())
         .requestCache(cache -> cache.disable())
-        .oauth2ResourceServer(server -> server
-            .authenticationManagerResolver(request -> bearer)
-            .bearerTokenResolver(tokenResolver())
-            .authenticationEntryPoint(ProblemResponses.unauthorized())
-            .accessDeniedHandler(ProblemResponses.forbidden()))
-        .exceptionHandling(errors -> errors
-            .authenticationEntryPoint(ProblemResponses.unauthorized())
-            .accessDeniedHandler(ProblemResponses.forbidden()));
+        .oauth2ResourceServer(
+            server ->
+                server
+                    .authenticationManagerResolver(request -> bearer)
+                    .bearerTokenResolver(tokenResolver())
+                    .authenticationEntryPoint(ProblemResponses.unauthorized())
+                    .accessDeniedHandler(ProblemResponses.forbidden()))
+        .exceptionHandling(
+            errors ->
+                errors
+                    .authenticationEntryPoint(ProblemResponses.unauthorized())
+                    .accessDeniedHandler(ProblemResponses.forbidden()));
     if (TrialMode.on(properties, serverAddress)) {
-      // not a bean: a Filter bean would also be registered with the servlet container, outside Spring Security
+      // not a bean: a Filter bean would also be registered with the servlet container, outside
+      // Spring Security
       http.addFilterAfter(new TrialMode(), BearerTokenAuthenticationFilter.class);
     }
     return http;
   }
 
   /**
-   * {@code Authorization: Bearer}, else {@code X-Api-Key}, else the chat page's web-session cookie. The cookie counts
-   * only on the API and not when asking for a new session: an expired cookie must neither break the public pages nor
-   * lock its visitor out of getting a fresh one.
+   * {@code Authorization: Bearer}, else {@code X-Api-Key}, else the chat page's web-session cookie.
+   * The cookie counts only on the API and not when asking for a new session: an expired cookie must
+   * neither break the public pages nor lock its visitor out of getting a fresh one.
    */
   static BearerTokenResolver tokenResolver() {
     DefaultBearerTokenResolver authorization = new DefaultBearerTokenResolver();
@@ -160,7 +229,8 @@ class SecurityConfig {
       if (key != null && !key.isBlank()) {
         return key.trim();
       }
-      String path = UrlPathHelper.defaultInstance.getPathWithinApplication(request); // decoded, as matched
+      String path =
+          UrlPathHelper.defaultInstance.getPathWithinApplication(request); // decoded, as matched
       if (!path.startsWith("/api/") || path.equals(WebSessionController.PATH)) {
         return null;
       }

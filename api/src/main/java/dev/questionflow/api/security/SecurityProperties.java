@@ -8,15 +8,17 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 /**
  * Who may call the service, bound from {@code cs.security} (environment names in application.yml).
  *
- * @param callerApiKeys chat back ends: comma-separated {@code name:key} or {@code name:key:VIP} ({@code CALLER_API_KEYS})
+ * @param callerApiKeys chat back ends: comma-separated {@code name:key} or {@code name:key:VIP}
+ *     ({@code CALLER_API_KEYS})
  * @param staffApiKeys support staff, same format ({@code STAFF_API_KEYS})
  * @param adminApiKey the admin key ({@code ADMIN_API_KEY})
  * @param jwt staff and admin sign-in with bearer JWTs from the organisation's OIDC provider
- * @param workflowIdSecret key of the workflow-ID HMAC and of the web sessions' signatures ({@code WORKFLOW_ID_SECRET});
- *     blank = generated once and kept in {@code dataDir}
+ * @param workflowIdSecret key of the workflow-ID HMAC and of the web sessions' signatures ({@code
+ *     WORKFLOW_ID_SECRET}); blank = generated once and kept in {@code dataDir}
  * @param dataDir where a generated secret is kept ({@code DATA_DIR}, default {@code data})
  * @param webSessionTtl how long an anonymous web session of the chat page lasts
- * @param trustedProxies addresses or CIDR ranges of the proxies whose X-Forwarded-For is believed ({@code TRUSTED_PROXIES})
+ * @param trustedProxies addresses or CIDR ranges of the proxies whose X-Forwarded-For is believed
+ *     ({@code TRUSTED_PROXIES})
  */
 @ConfigurationProperties("cs.security")
 public record SecurityProperties(
@@ -30,15 +32,23 @@ public record SecurityProperties(
     List<String> trustedProxies) {
 
   /**
-   * @param issuerUri the OIDC issuer ({@code STAFF_JWT_ISSUER_URI}): tokens must carry it as {@code iss}; its JWK set is
-   *     found by discovery unless {@code jwkSetUri} is set
+   * @param issuerUri the OIDC issuer ({@code STAFF_JWT_ISSUER_URI}): tokens must carry it as {@code
+   *     iss}; its JWK set is found by discovery unless {@code jwkSetUri} is set
    * @param jwkSetUri where the signing keys are ({@code STAFF_JWT_JWK_SET_URI})
-   * @param roleClaim the claim holding the roles ({@code STAFF_JWT_ROLE_CLAIM}, default {@code roles}); a string or a list
-   * @param staffRole the claim value that makes a staff member ({@code STAFF_JWT_STAFF_ROLE}, default {@code staff})
-   * @param adminRole the claim value that makes an admin ({@code STAFF_JWT_ADMIN_ROLE}, default {@code admin})
+   * @param roleClaim the claim holding the roles ({@code STAFF_JWT_ROLE_CLAIM}, default {@code
+   *     roles}); a string or a list
+   * @param staffRole the claim value that makes a staff member ({@code STAFF_JWT_STAFF_ROLE},
+   *     default {@code staff})
+   * @param adminRole the claim value that makes an admin ({@code STAFF_JWT_ADMIN_ROLE}, default
+   *     {@code admin})
    */
   public record Jwt(
-      String issuerUri, String jwkSetUri, String audience, String roleClaim, String staffRole, String adminRole) {
+      String issuerUri,
+      String jwkSetUri,
+      String audience,
+      String roleClaim,
+      String staffRole,
+      String adminRole) {
 
     public boolean configured() {
       return !blank(issuerUri) || !blank(jwkSetUri);
@@ -49,7 +59,10 @@ public record SecurityProperties(
     jwt = jwt == null ? new Jwt(null, null, null, null, null, null) : jwt;
     dataDir = dataDir == null ? Path.of("data") : dataDir;
     webSessionTtl = webSessionTtl == null ? Duration.ofHours(12) : webSessionTtl;
-    trustedProxies = trustedProxies == null ? List.of() : trustedProxies.stream().filter(p -> !blank(p)).toList();
+    trustedProxies =
+        trustedProxies == null
+            ? List.of()
+            : trustedProxies.stream().filter(p -> !blank(p)).toList();
   }
 
   /** True when any credential is configured: then nobody is let in without one. */

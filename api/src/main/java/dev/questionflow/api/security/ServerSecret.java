@@ -17,10 +17,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The server's own secret ({@code WORKFLOW_ID_SECRET}): keys the workflow-ID HMAC and signs the chat page's web
- * sessions, each with its own derived key. When unset it is generated once and kept in
- * {@code <data dir>/secrets/workflow-id.secret} (owner-only), so IDs stay the same across restarts; instances that
- * share questions must share the secret, so production sets it explicitly.
+ * The server's own secret ({@code WORKFLOW_ID_SECRET}): keys the workflow-ID HMAC and signs the
+ * chat page's web sessions, each with its own derived key. When unset it is generated once and kept
+ * in {@code <data dir>/secrets/workflow-id.secret} (owner-only), so IDs stay the same across
+ * restarts; instances that share questions must share the secret, so production sets it explicitly.
  */
 public final class ServerSecret {
 
@@ -31,7 +31,8 @@ public final class ServerSecret {
 
   private ServerSecret(byte[] secret) {
     if (secret.length < 16) {
-      throw new IllegalArgumentException("WORKFLOW_ID_SECRET must be at least 16 bytes (openssl rand -base64 32)");
+      throw new IllegalArgumentException(
+          "WORKFLOW_ID_SECRET must be at least 16 bytes (openssl rand -base64 32)");
     }
     this.secret = secret.clone();
   }
@@ -46,15 +47,21 @@ public final class ServerSecret {
         generate(file);
       }
       byte[] stored = Base64.getDecoder().decode(Files.readString(file).trim());
-      log.warn("WORKFLOW_ID_SECRET is not set: using the generated secret in {}; instances that share questions must"
-          + " share one secret (set WORKFLOW_ID_SECRET)", file);
+      log.warn(
+          "WORKFLOW_ID_SECRET is not set: using the generated secret in {}; instances that share questions must"
+              + " share one secret (set WORKFLOW_ID_SECRET)",
+          file);
       return new ServerSecret(stored);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot read or create " + file + " (set WORKFLOW_ID_SECRET)", e);
+      throw new UncheckedIOException(
+          "cannot read or create " + file + " (set WORKFLOW_ID_SECRET)", e);
     }
   }
 
-  /** Written to a temporary file and linked in place, so two instances starting at once keep one secret. */
+  /**
+   * Written to a temporary file and linked in place, so two instances starting at once keep one
+   * secret.
+   */
   private static void generate(Path file) throws IOException {
     Files.createDirectories(file.getParent());
     byte[] fresh = new byte[32];
@@ -68,7 +75,8 @@ public final class ServerSecret {
       }
       Files.writeString(temporary, Base64.getEncoder().encodeToString(fresh) + "\n");
       try {
-        Files.createLink(file, temporary); // atomic, and never replaces a secret another instance made first
+        Files.createLink(
+            file, temporary); // atomic, and never replaces a secret another instance made first
       } catch (FileAlreadyExistsException e) {
         log.debug("another instance created {} first", file);
       }
@@ -77,7 +85,10 @@ public final class ServerSecret {
     }
   }
 
-  /** HMAC-SHA256 over the parts (each followed by a newline, which no part may contain) with the key for purpose. */
+  /**
+   * HMAC-SHA256 over the parts (each followed by a newline, which no part may contain) with the key
+   * for purpose.
+   */
   public byte[] mac(String purpose, String... parts) {
     try {
       Mac mac = Mac.getInstance("HmacSHA256");
@@ -92,7 +103,10 @@ public final class ServerSecret {
     }
   }
 
-  /** A key for one purpose, derived from the secret (HMAC of the purpose's name), so purposes never share a key. */
+  /**
+   * A key for one purpose, derived from the secret (HMAC of the purpose's name), so purposes never
+   * share a key.
+   */
   SecretKey key(String purpose) {
     try {
       Mac mac = Mac.getInstance("HmacSHA256");

@@ -17,8 +17,9 @@ import org.springframework.security.oauth2.jwt.SupplierJwtDecoder;
 import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationProvider;
 
 /**
- * Staff and admins signed in with the organisation's OIDC provider: bearer JWTs checked by Spring Security's
- * resource-server support (signature from the JWK set, expiry, issuer), the role from a configurable claim.
+ * Staff and admins signed in with the organisation's OIDC provider: bearer JWTs checked by Spring
+ * Security's resource-server support (signature from the JWK set, expiry, issuer), the role from a
+ * configurable claim.
  */
 final class StaffJwt {
 
@@ -31,19 +32,21 @@ final class StaffJwt {
     String roleClaim = orDefault(config.roleClaim(), "roles");
     String staffRole = orDefault(config.staffRole(), "staff");
     String adminRole = orDefault(config.adminRole(), "admin");
-    provider.setJwtAuthenticationConverter(jwt -> {
-      Collection<String> roles = roles(jwt, roleClaim);
-      String name = name(jwt);
-      Requester requester;
-      if (roles.contains(adminRole)) {
-        requester = Requester.admin(name);
-      } else if (roles.contains(staffRole)) {
-        requester = Requester.staff(name);
-      } else {
-        requester = Requester.withoutRole(name); // signed in, but may do nothing here: 403, not 401
-      }
-      return new RequesterAuthentication(requester);
-    });
+    provider.setJwtAuthenticationConverter(
+        jwt -> {
+          Collection<String> roles = roles(jwt, roleClaim);
+          String name = name(jwt);
+          Requester requester;
+          if (roles.contains(adminRole)) {
+            requester = Requester.admin(name);
+          } else if (roles.contains(staffRole)) {
+            requester = Requester.staff(name);
+          } else {
+            requester =
+                Requester.withoutRole(name); // signed in, but may do nothing here: 403, not 401
+          }
+          return new RequesterAuthentication(requester);
+        });
     return provider;
   }
 
@@ -55,31 +58,40 @@ final class StaffJwt {
       decoder.setJwtValidator(validator);
       return decoder;
     }
-    // discovery at the first token, not at start-up: the app must start while the identity provider is away
-    return new SupplierJwtDecoder(() -> {
-      NimbusJwtDecoder decoder = (NimbusJwtDecoder) JwtDecoders.fromIssuerLocation(issuer);
-      decoder.setJwtValidator(validator);
-      return decoder;
-    });
+    // discovery at the first token, not at start-up: the app must start while the identity provider
+    // is away
+    return new SupplierJwtDecoder(
+        () -> {
+          NimbusJwtDecoder decoder = (NimbusJwtDecoder) JwtDecoders.fromIssuerLocation(issuer);
+          decoder.setJwtValidator(validator);
+          return decoder;
+        });
   }
 
   /** Expiry and not-before always; the issuer and the audience when configured. */
   private static OAuth2TokenValidator<Jwt> validator(SecurityProperties.Jwt config) {
     List<OAuth2TokenValidator<Jwt>> validators = new ArrayList<>();
-    validators.add(SecurityProperties.blank(config.issuerUri())
-        ? JwtValidators.createDefault()
-        : JwtValidators.createDefaultWithIssuer(config.issuerUri()));
+    validators.add(
+        SecurityProperties.blank(config.issuerUri())
+            ? JwtValidators.createDefault()
+            : JwtValidators.createDefaultWithIssuer(config.issuerUri()));
     if (!SecurityProperties.blank(config.audience())) {
       String audience = config.audience().trim();
-      validators.add(new JwtClaimValidator<List<String>>(JwtClaimNames.AUD, aud -> aud != null && aud.contains(audience)));
+      validators.add(
+          new JwtClaimValidator<List<String>>(
+              JwtClaimNames.AUD, aud -> aud != null && aud.contains(audience)));
     } else {
-      log.warn("STAFF_JWT_AUDIENCE is not set: tokens of every application of this identity provider are taken;"
-          + " set it to this service's client ID");
+      log.warn(
+          "STAFF_JWT_AUDIENCE is not set: tokens of every application of this identity provider are taken;"
+              + " set it to this service's client ID");
     }
     return new DelegatingOAuth2TokenValidator<>(validators);
   }
 
-  /** The claim's roles: a list or a space/comma-separated string; a dotted name reaches into objects. */
+  /**
+   * The claim's roles: a list or a space/comma-separated string; a dotted name reaches into
+   * objects.
+   */
   private static Collection<String> roles(Jwt jwt, String claim) {
     // a dotted name such as Keycloak's realm_access.roles walks into nested objects
     Object value = jwt.getClaims();

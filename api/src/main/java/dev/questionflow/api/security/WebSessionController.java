@@ -14,7 +14,10 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 
-/** The chat page's anonymous web session, and "who am I" for every signed-in caller (the staff console's sign-in). */
+/**
+ * The chat page's anonymous web session, and "who am I" for every signed-in caller (the staff
+ * console's sign-in).
+ */
 @RestController
 class WebSessionController {
 
@@ -32,18 +35,23 @@ class WebSessionController {
     this.clientIp = clientIp;
   }
 
-  @Operation(summary = "An anonymous web session for the public chat page (a signed, expiring cookie; STANDARD tier);"
-      + " presenting a still-valid one renews it for the same visitor")
+  @Operation(
+      summary =
+          "An anonymous web session for the public chat page (a signed, expiring cookie; STANDARD tier);"
+              + " presenting a still-valid one renews it for the same visitor")
   @PostMapping(PATH)
   ResponseEntity<WebSession> start(HttpServletRequest request) {
     WebSessions.Issued issued = sessions.renew(WebSessions.cookieOf(request));
-    ResponseCookie cookie = ResponseCookie.from(WebSessions.COOKIE, issued.token())
-        .httpOnly(true)
-        .secure(clientIp.overHttps(request)) // behind a TLS-ending proxy: from TRUSTED_PROXIES' X-Forwarded-Proto
-        .sameSite("Strict")
-        .path("/")
-        .maxAge(issued.ttl())
-        .build();
+    ResponseCookie cookie =
+        ResponseCookie.from(WebSessions.COOKIE, issued.token())
+            .httpOnly(true)
+            .secure(
+                clientIp.overHttps(
+                    request)) // behind a TLS-ending proxy: from TRUSTED_PROXIES' X-Forwarded-Proto
+            .sameSite("Strict")
+            .path("/")
+            .maxAge(issued.ttl())
+            .build();
     return ResponseEntity.ok()
         .header(HttpHeaders.SET_COOKIE, cookie.toString())
         .header(HttpHeaders.CACHE_CONTROL, "no-store")
@@ -54,7 +62,9 @@ class WebSessionController {
   @GetMapping("/api/v1/me")
   Me me(Authentication authentication) {
     Requester requester = Requester.current();
-    return new Me(requester.name(), requester.kind(),
+    return new Me(
+        requester.name(),
+        requester.kind(),
         authentication.getAuthorities().stream().map(GrantedAuthority::getAuthority).toList());
   }
 }

@@ -1,13 +1,13 @@
 package dev.questionflow.api.security;
 
+import jakarta.servlet.http.Cookie;
+import jakarta.servlet.http.HttpServletRequest;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.Optional;
-import jakarta.servlet.http.Cookie;
-import jakarta.servlet.http.HttpServletRequest;
 import javax.crypto.SecretKey;
 import org.springframework.security.oauth2.jose.jws.MacAlgorithm;
 import org.springframework.security.oauth2.jwt.JwsHeader;
@@ -21,9 +21,10 @@ import org.springframework.security.oauth2.server.resource.authentication.JwtAut
 import org.springframework.web.util.WebUtils;
 
 /**
- * Anonymous web sessions of the public chat page: a JWT signed by the server (HMAC-SHA256 with a key derived from
- * the server secret) that names a server-chosen visitor ID and expires. Sent back as an HttpOnly, SameSite=Strict
- * cookie, so the page's EventSource (which cannot set headers) carries it too.
+ * Anonymous web sessions of the public chat page: a JWT signed by the server (HMAC-SHA256 with a
+ * key derived from the server secret) that names a server-chosen visitor ID and expires. Sent back
+ * as an HttpOnly, SameSite=Strict cookie, so the page's EventSource (which cannot set headers)
+ * carries it too.
  */
 public final class WebSessions {
 
@@ -55,7 +56,10 @@ public final class WebSessions {
     return issue("v-" + HexFormat.of().formatHex(id));
   }
 
-  /** A fresh session for the visitor of a still-valid one, else for a new visitor: renewing keeps the conversation. */
+  /**
+   * A fresh session for the visitor of a still-valid one, else for a new visitor: renewing keeps
+   * the conversation.
+   */
   Issued renew(Optional<String> presented) {
     return presented.flatMap(this::visitorOf).map(this::issue).orElseGet(this::issue);
   }
@@ -70,23 +74,33 @@ public final class WebSessions {
 
   static Optional<String> cookieOf(HttpServletRequest request) {
     Cookie cookie = WebUtils.getCookie(request, COOKIE);
-    return cookie == null || cookie.getValue().isBlank() ? Optional.empty() : Optional.of(cookie.getValue());
+    return cookie == null || cookie.getValue().isBlank()
+        ? Optional.empty()
+        : Optional.of(cookie.getValue());
   }
 
   private Issued issue(String visitorId) {
     Instant now = clock.instant();
     Instant expires = now.plus(ttl);
     JwtClaimsSet claims =
-        JwtClaimsSet.builder().issuer(ISSUER).subject(visitorId).issuedAt(now).expiresAt(expires).build();
+        JwtClaimsSet.builder()
+            .issuer(ISSUER)
+            .subject(visitorId)
+            .issuedAt(now)
+            .expiresAt(expires)
+            .build();
     String token =
-        encoder.encode(JwtEncoderParameters.from(JwsHeader.with(MacAlgorithm.HS256).build(), claims)).getTokenValue();
+        encoder
+            .encode(JwtEncoderParameters.from(JwsHeader.with(MacAlgorithm.HS256).build(), claims))
+            .getTokenValue();
     return new Issued(token, visitorId, expires, ttl);
   }
 
   /** Authenticates a bearer token that is one of our web sessions as its visitor. */
   JwtAuthenticationProvider authenticationProvider() {
     JwtAuthenticationProvider provider = new JwtAuthenticationProvider(decoder);
-    provider.setJwtAuthenticationConverter(jwt -> new RequesterAuthentication(Requester.visitor(jwt.getSubject())));
+    provider.setJwtAuthenticationConverter(
+        jwt -> new RequesterAuthentication(Requester.visitor(jwt.getSubject())));
     return provider;
   }
 }

@@ -28,7 +28,8 @@ public final class ActivityOptionsFactory {
         (stage, types) -> {
           StageOptions options = stages.get(stage);
           if (options == null) {
-            throw new IllegalStateException("cs.activities." + stage + " is missing in application.yml");
+            throw new IllegalStateException(
+                "cs.activities." + stage + " is missing in application.yml");
           }
           types.forEach(type -> byType.put(type, toActivityOptions(options)));
         });
@@ -43,7 +44,8 @@ public final class ActivityOptionsFactory {
         .forEach(
             (type, regular) -> {
               LocalActivityOptions.Builder local =
-                  LocalActivityOptions.newBuilder().setStartToCloseTimeout(regular.getStartToCloseTimeout());
+                  LocalActivityOptions.newBuilder()
+                      .setStartToCloseTimeout(regular.getStartToCloseTimeout());
               if (regular.getRetryOptions() != null) {
                 local.setRetryOptions(regular.getRetryOptions());
               }

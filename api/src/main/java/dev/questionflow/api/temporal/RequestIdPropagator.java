@@ -8,10 +8,10 @@ import java.util.Map;
 import org.slf4j.MDC;
 
 /**
- * Carries the request ID from the API request that started a question into its workflow and every activity (a
- * Temporal header, restored into the MDC on the worker), so each log line of the question's life names the request
- * as well as the workflow ID the SDK puts there ({@code WorkflowId}). The pattern of samples-java's
- * MDCContextPropagator, for one key.
+ * Carries the request ID from the API request that started a question into its workflow and every
+ * activity (a Temporal header, restored into the MDC on the worker), so each log line of the
+ * question's life names the request as well as the workflow ID the SDK puts there ({@code
+ * WorkflowId}). The pattern of samples-java's MDCContextPropagator, for one key.
  */
 public class RequestIdPropagator implements ContextPropagator {
 
@@ -43,6 +43,8 @@ public class RequestIdPropagator implements ContextPropagator {
   @Override
   public Object deserializeContext(Map<String, Payload> header) {
     Payload payload = header.get(RequestIdFilter.MDC_KEY);
-    return payload == null ? null : GlobalDataConverter.get().fromPayload(payload, String.class, String.class);
+    return payload == null
+        ? null
+        : GlobalDataConverter.get().fromPayload(payload, String.class, String.class);
   }
 }

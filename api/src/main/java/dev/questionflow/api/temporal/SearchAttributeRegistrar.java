@@ -21,8 +21,8 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Component;
 
 /**
- * Registers the custom search attributes at start-up when the server lacks them, so a fresh dev server needs no
- * manual step. Runs before the workers start (they start on ApplicationReadyEvent).
+ * Registers the custom search attributes at start-up when the server lacks them, so a fresh dev
+ * server needs no manual step. Runs before the workers start (they start on ApplicationReadyEvent).
  */
 @Component
 class SearchAttributeRegistrar implements SmartInitializingSingleton {
@@ -35,7 +35,8 @@ class SearchAttributeRegistrar implements SmartInitializingSingleton {
 
   SearchAttributeRegistrar(
       @Qualifier("temporalWorkflowServiceStubs") WorkflowServiceStubs stubs,
-      @Qualifier("temporalTestWorkflowEnvironment") ObjectProvider<TestWorkflowEnvironment> testEnvironment,
+      @Qualifier("temporalTestWorkflowEnvironment")
+          ObjectProvider<TestWorkflowEnvironment> testEnvironment,
       @Value("${spring.temporal.namespace:default}") String namespace) {
     this.stubs = stubs;
     this.testEnvironment = testEnvironment;
@@ -51,7 +52,8 @@ class SearchAttributeRegistrar implements SmartInitializingSingleton {
     TestWorkflowEnvironment embedded = testEnvironment.getIfAvailable();
     if (embedded != null) {
       wanted.forEach(embedded::registerSearchAttribute);
-      log.info("registered search attributes {} on the in-process Temporal server", wanted.keySet());
+      log.info(
+          "registered search attributes {} on the in-process Temporal server", wanted.keySet());
       return;
     }
     OperatorServiceStubs operator =
@@ -63,13 +65,15 @@ class SearchAttributeRegistrar implements SmartInitializingSingleton {
       Set<String> existing =
           operator
               .blockingStub()
-              .listSearchAttributes(ListSearchAttributesRequest.newBuilder().setNamespace(namespace).build())
+              .listSearchAttributes(
+                  ListSearchAttributesRequest.newBuilder().setNamespace(namespace).build())
               .getCustomAttributesMap()
               .keySet();
       Map<String, IndexedValueType> missing = new LinkedHashMap<>(wanted);
       missing.keySet().removeAll(existing);
       if (missing.isEmpty()) {
-        log.info("search attributes {} already registered in namespace {}", wanted.keySet(), namespace);
+        log.info(
+            "search attributes {} already registered in namespace {}", wanted.keySet(), namespace);
         return;
       }
       operator

@@ -7,12 +7,12 @@ import io.temporal.activity.ActivityOptions;
 import io.temporal.activity.LocalActivityOptions;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.common.context.ContextPropagator;
+import io.temporal.common.metadata.POJOWorkflowMethodMetadata;
 import io.temporal.spring.boot.TemporalOptionsCustomizer;
 import io.temporal.spring.boot.WorkflowImplementationOptionsCustomizer;
+import io.temporal.worker.Worker;
 import java.util.ArrayList;
 import java.util.List;
-import io.temporal.worker.Worker;
-import io.temporal.common.metadata.POJOWorkflowMethodMetadata;
 import java.util.Map;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -20,7 +20,10 @@ import org.springframework.context.annotation.Configuration;
 @Configuration(proxyBeanMethods = false)
 class TemporalConfig {
 
-  /** The request ID travels with each question into its workflow and activities (their log lines carry it). */
+  /**
+   * The request ID travels with each question into its workflow and activities (their log lines
+   * carry it).
+   */
   @Bean
   TemporalOptionsCustomizer<WorkflowClientOptions.Builder> requestIdPropagation() {
     return options -> {
@@ -35,12 +38,13 @@ class TemporalConfig {
   }
 
   /**
-   * Applies the per-stage timeouts and retry policies of application.yml to every workflow implementation; the
-   * dead-letter workflow's DeliverTicket gets its own (per-round) policy.
+   * Applies the per-stage timeouts and retry policies of application.yml to every workflow
+   * implementation; the dead-letter workflow's DeliverTicket gets its own (per-round) policy.
    */
   @Bean
   WorkflowImplementationOptionsCustomizer activityOptionsFromConfig(CsProperties properties) {
-    Map<String, ActivityOptions> questionOptions = ActivityOptionsFactory.byActivityType(properties.activities());
+    Map<String, ActivityOptions> questionOptions =
+        ActivityOptionsFactory.byActivityType(properties.activities());
     Map<String, LocalActivityOptions> localOptions =
         ActivityOptionsFactory.localByActivityType(
             properties.activities(), ActivityStages.LOCAL_ACTIVITY_TYPES);
@@ -56,7 +60,9 @@ class TemporalConfig {
           POJOWorkflowMethodMetadata workflowMethod) {
         return options
             .setActivityOptions(
-                DeadLetterTicketWorkflowImpl.class.equals(clazz) ? deadLetterOptions : questionOptions)
+                DeadLetterTicketWorkflowImpl.class.equals(clazz)
+                    ? deadLetterOptions
+                    : questionOptions)
             .setLocalActivityOptions(localOptions);
       }
     };

@@ -4,7 +4,10 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.web.servlet.config.annotation.ViewControllerRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
-/** The staff console's address: /staff serves the static page (which signs in and calls the ticket API). */
+/**
+ * The staff console's address: /staff serves the static page (which signs in and calls the ticket
+ * API).
+ */
 @Configuration(proxyBeanMethods = false)
 class StaffConsoleConfig implements WebMvcConfigurer {
 

@@ -9,7 +9,6 @@ import dev.questionflow.api.question.NotFoundException;
 import dev.questionflow.api.question.QuestionService;
 import dev.questionflow.api.security.Requester;
 import dev.questionflow.api.web.ConflictException;
-import dev.questionflow.faq.FaqEntry;
 import dev.questionflow.faq.FaqPack;
 import dev.questionflow.workflows.question.StaffReply;
 import dev.questionflow.workflows.session.SessionKeys;
@@ -36,9 +35,9 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The built-in ticket inbox for support staff (the staff console and the API): list handed-over questions, see one
- * with what the FAQ matcher found and its session's recent turns, answer it. Staff role only; the agent of a reply is
- * the signed-in staff member.
+ * The built-in ticket inbox for support staff (the staff console and the API): list handed-over
+ * questions, see one with what the FAQ matcher found and its session's recent turns, answer it.
+ * Staff role only; the agent of a reply is the signed-in staff member.
  */
 @RestController
 @RequestMapping("/api/v1/tickets")
@@ -50,16 +49,42 @@ class TicketController {
 
   /** What staff need of a ticket in the list: no other turns of the customer's session. */
   record TicketView(
-      String ticketId, String workflowId, Ticket.Status status, Instant createdAt, long waitingSeconds,
-      String question, String intent, int priority, List<String> candidateFaqIds, String reason, String caller,
-      String userId, String sessionId, String agent, String reply, Instant answeredAt) {
+      String ticketId,
+      String workflowId,
+      Ticket.Status status,
+      Instant createdAt,
+      long waitingSeconds,
+      String question,
+      String intent,
+      int priority,
+      List<String> candidateFaqIds,
+      String reason,
+      String caller,
+      String userId,
+      String sessionId,
+      String agent,
+      String reply,
+      Instant answeredAt) {
 
     static TicketView of(Ticket ticket, Instant now) {
       Instant until = ticket.answeredAt() != null ? ticket.answeredAt() : now;
-      return new TicketView(ticket.ticketId(), ticket.workflowId(), ticket.status(), ticket.createdAt(),
-          Math.max(0, Duration.between(ticket.createdAt(), until).toSeconds()), ticket.question(), ticket.intent(),
-          ticket.priority(), ticket.candidateFaqIds(), ticket.reason(), ticket.caller(), ticket.userId(),
-          ticket.sessionId(), ticket.agent(), ticket.reply(), ticket.answeredAt());
+      return new TicketView(
+          ticket.ticketId(),
+          ticket.workflowId(),
+          ticket.status(),
+          ticket.createdAt(),
+          Math.max(0, Duration.between(ticket.createdAt(), until).toSeconds()),
+          ticket.question(),
+          ticket.intent(),
+          ticket.priority(),
+          ticket.candidateFaqIds(),
+          ticket.reason(),
+          ticket.caller(),
+          ticket.userId(),
+          ticket.sessionId(),
+          ticket.agent(),
+          ticket.reply(),
+          ticket.answeredAt());
     }
   }
 
@@ -67,8 +92,12 @@ class TicketController {
 
   record RecentTurn(String question, String answer, String level, Instant at) {}
 
-  /** The ticket's own fields at the top level (as before the console), then what the console shows beside it. */
-  record TicketDetail(@JsonUnwrapped TicketView ticket, List<Candidate> candidates, List<RecentTurn> recentTurns) {}
+  /**
+   * The ticket's own fields at the top level (as before the console), then what the console shows
+   * beside it.
+   */
+  record TicketDetail(
+      @JsonUnwrapped TicketView ticket, List<Candidate> candidates, List<RecentTurn> recentTurns) {}
 
   private final TicketInbox inbox;
   private final QuestionService questions;
@@ -76,7 +105,8 @@ class TicketController {
   private final FaqPack faq;
   private final Clock clock = Clock.systemUTC();
 
-  TicketController(TicketInbox inbox, QuestionService questions, SessionStore sessions, FaqPack faq) {
+  TicketController(
+      TicketInbox inbox, QuestionService questions, SessionStore sessions, FaqPack faq) {
     this.inbox = inbox;
     this.questions = questions;
     this.sessions = sessions;
@@ -95,35 +125,49 @@ class TicketController {
         .toList();
   }
 
-  @Operation(summary = "One ticket with the FAQ candidates and the recent turns of its session (staff)")
+  @Operation(
+      summary = "One ticket with the FAQ candidates and the recent turns of its session (staff)")
   @GetMapping("/{ticketId}")
   TicketDetail get(@PathVariable String ticketId) {
     Ticket ticket = find(ticketId);
-    List<Candidate> candidates = ticket.candidateFaqIds() == null ? List.of() : ticket.candidateFaqIds().stream()
-        .map(id -> faq.entry(id)
-            .map(entry -> new Candidate(id, entry.question(), entry.answer()))
-            .orElse(new Candidate(id, null, null)))
-        .toList();
-    List<RecentTurn> turns = sessions.history(SessionKeys.of(ticket.caller(), ticket.userId(), ticket.sessionId()))
-        .stream()
-        .filter(turn -> !ticket.workflowId().equals(turn.workflowId()))
-        .map(turn -> new RecentTurn(turn.question(), turn.answer(), turn.level(), turn.at()))
-        .toList();
+    List<Candidate> candidates =
+        ticket.candidateFaqIds() == null
+            ? List.of()
+            : ticket.candidateFaqIds().stream()
+                .map(
+                    id ->
+                        faq.entry(id)
+                            .map(entry -> new Candidate(id, entry.question(), entry.answer()))
+                            .orElse(new Candidate(id, null, null)))
+                .toList();
+    List<RecentTurn> turns =
+        sessions
+            .history(SessionKeys.of(ticket.caller(), ticket.userId(), ticket.sessionId()))
+            .stream()
+            .filter(turn -> !ticket.workflowId().equals(turn.workflowId()))
+            .map(turn -> new RecentTurn(turn.question(), turn.answer(), turn.level(), turn.at()))
+            .toList();
     return new TicketDetail(TicketView.of(ticket, clock.instant()), candidates, turns);
   }
 
-  @Operation(summary = "Answer a ticket as the signed-in staff member; the reply becomes the question's answer (HUMAN)")
+  @Operation(
+      summary =
+          "Answer a ticket as the signed-in staff member; the reply becomes the question's answer (HUMAN)")
   @PostMapping("/{ticketId}/reply")
-  ResponseEntity<Accepted> reply(@PathVariable String ticketId, @Valid @RequestBody ReplyRequest reply) {
+  ResponseEntity<Accepted> reply(
+      @PathVariable String ticketId, @Valid @RequestBody ReplyRequest reply) {
     Ticket ticket = find(ticketId);
     if (ticket.status() == Ticket.Status.ANSWERED) {
-      throw new ConflictException("ticket " + ticketId + " was already answered by " + ticket.agent());
+      throw new ConflictException(
+          "ticket " + ticketId + " was already answered by " + ticket.agent());
     }
     String agent = Requester.current().name();
     try {
-      questions.deliverStaffReply(ticket.workflowId(), new StaffReply(ticketId, agent, reply.text()));
+      questions.deliverStaffReply(
+          ticket.workflowId(), new StaffReply(ticketId, agent, reply.text()));
     } catch (io.temporal.client.WorkflowNotFoundException e) {
-      throw new ConflictException("the question of ticket " + ticketId + " is closed and can no longer be answered");
+      throw new ConflictException(
+          "the question of ticket " + ticketId + " is closed and can no longer be answered");
     }
     String statusUrl = "/api/v1/questions/" + ticket.workflowId();
     return ResponseEntity.accepted().body(new Accepted(ticket.workflowId(), statusUrl, false));

@@ -11,9 +11,9 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ProblemDetail;
-import org.springframework.security.access.AccessDeniedException;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.security.access.AccessDeniedException;
 import org.springframework.web.bind.MethodArgumentNotValidException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
@@ -25,8 +25,8 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.databind.exc.MismatchedInputException;
 
 /**
- * RFC 9457 problem details for every error, naming what was wrong. No stack trace or exception text from inside
- * reaches a caller.
+ * RFC 9457 problem details for every error, naming what was wrong. No stack trace or exception text
+ * from inside reaches a caller.
  */
 @RestControllerAdvice
 class ApiExceptionHandler extends ResponseEntityExceptionHandler {
@@ -35,10 +35,15 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
 
   @Override
   protected ResponseEntity<Object> handleMethodArgumentNotValid(
-      MethodArgumentNotValidException ex, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+      MethodArgumentNotValidException ex,
+      HttpHeaders headers,
+      HttpStatusCode status,
+      WebRequest request) {
     List<Map<String, String>> errors =
         ex.getBindingResult().getFieldErrors().stream()
-            .map(e -> Map.of("field", e.getField(), "message", String.valueOf(e.getDefaultMessage())))
+            .map(
+                e ->
+                    Map.of("field", e.getField(), "message", String.valueOf(e.getDefaultMessage())))
             .toList();
     String detail =
         errors.stream()
@@ -54,7 +59,10 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
 
   @Override
   protected ResponseEntity<Object> handleHttpMessageNotReadable(
-      HttpMessageNotReadableException ex, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+      HttpMessageNotReadableException ex,
+      HttpHeaders headers,
+      HttpStatusCode status,
+      WebRequest request) {
     ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, describe(ex));
     problem.setTitle("Unreadable request body");
     return ResponseEntity.badRequest().body(problem);
@@ -68,7 +76,11 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
     }
     String path =
         jackson.getPath().stream()
-            .map(ref -> ref.getPropertyName() != null ? ref.getPropertyName() : "[" + ref.getIndex() + "]")
+            .map(
+                ref ->
+                    ref.getPropertyName() != null
+                        ? ref.getPropertyName()
+                        : "[" + ref.getIndex() + "]")
             .reduce((a, b) -> a + "." + b)
             .orElse(null);
     if (path == null) {
@@ -117,11 +129,18 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
     return problem;
   }
 
-  /** A refusal by a controller's own rule, or by method security (@PreAuthorize) on an authenticated caller. */
+  /**
+   * A refusal by a controller's own rule, or by method security (@PreAuthorize) on an authenticated
+   * caller.
+   */
   @ExceptionHandler({ForbiddenException.class, AccessDeniedException.class})
   ProblemDetail forbidden(RuntimeException ex) {
-    ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.FORBIDDEN,
-        ex instanceof ForbiddenException ? ex.getMessage() : "your credentials do not allow this");
+    ProblemDetail problem =
+        ProblemDetail.forStatusAndDetail(
+            HttpStatus.FORBIDDEN,
+            ex instanceof ForbiddenException
+                ? ex.getMessage()
+                : "your credentials do not allow this");
     problem.setTitle("Forbidden");
     return problem;
   }
@@ -146,11 +165,20 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
 
   @Override
   protected ResponseEntity<Object> handleHandlerMethodValidationException(
-      HandlerMethodValidationException ex, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+      HandlerMethodValidationException ex,
+      HttpHeaders headers,
+      HttpStatusCode status,
+      WebRequest request) {
     String detail =
         ex.getParameterValidationResults().stream()
-            .flatMap(r -> r.getResolvableErrors().stream()
-                .map(e -> r.getMethodParameter().getParameterName() + ": " + e.getDefaultMessage()))
+            .flatMap(
+                r ->
+                    r.getResolvableErrors().stream()
+                        .map(
+                            e ->
+                                r.getMethodParameter().getParameterName()
+                                    + ": "
+                                    + e.getDefaultMessage()))
             .reduce((a, b) -> a + "; " + b)
             .orElse("invalid parameter");
     ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, detail);
@@ -163,7 +191,8 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
     log.error("unexpected error", ex);
     ProblemDetail problem =
         ProblemDetail.forStatusAndDetail(
-            HttpStatus.SERVICE_UNAVAILABLE, "the service could not handle this request now; please retry");
+            HttpStatus.SERVICE_UNAVAILABLE,
+            "the service could not handle this request now; please retry");
     problem.setTitle("Service unavailable");
     return problem;
   }

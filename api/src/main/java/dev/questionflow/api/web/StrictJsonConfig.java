@@ -9,9 +9,9 @@ import tools.jackson.databind.cfg.CoercionInputShape;
 import tools.jackson.databind.type.LogicalType;
 
 /**
- * A number or boolean where the API expects text, or a field the API does not know (a typo, or an {@code agent} on a
- * ticket reply that the server takes from the signed-in identity), is a client error (400), not something to coerce
- * or drop silently.
+ * A number or boolean where the API expects text, or a field the API does not know (a typo, or an
+ * {@code agent} on a ticket reply that the server takes from the signed-in identity), is a client
+ * error (400), not something to coerce or drop silently.
  */
 @Configuration(proxyBeanMethods = false)
 class StrictJsonConfig {
@@ -19,12 +19,14 @@ class StrictJsonConfig {
   @Bean
   JsonMapperBuilderCustomizer noScalarToTextCoercion() {
     return builder ->
-        builder.enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).withCoercionConfig(
-            LogicalType.Textual,
-            config ->
-                config
-                    .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
-                    .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
-                    .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail));
+        builder
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .withCoercionConfig(
+                LogicalType.Textual,
+                config ->
+                    config
+                        .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
+                        .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
+                        .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail));
   }
 }

@@ -17,9 +17,9 @@ import org.springframework.test.web.servlet.MockMvc;
 import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilder;
 
 /**
- * The admin API on the embedded default: the key guards every endpoint (and a refused request changes nothing), and
- * an exported history replays against the current workflow code. Listing, redrive and re-run against a real server
- * are in the e2e module (AdminApiIT).
+ * The admin API on the embedded default: the key guards every endpoint (and a refused request
+ * changes nothing), and an exported history replays against the current workflow code. Listing,
+ * redrive and re-run against a real server are in the e2e module (AdminApiIT).
  */
 @SpringBootTest(
     properties = {
@@ -41,8 +41,11 @@ class AdminApiTest {
     QuestionClient questions = new QuestionClient(mvc, CALLER_KEY);
     String workflowId =
         questions
-            .ask("{\"sessionId\":\"" + session + "\",\"userId\":\"u1\",\"clientMsgId\":\"m1\","
-                + "\"text\":\"I still have not received my new card\"}")
+            .ask(
+                "{\"sessionId\":\""
+                    + session
+                    + "\",\"userId\":\"u1\",\"clientMsgId\":\"m1\","
+                    + "\"text\":\"I still have not received my new card\"}")
             .get("workflowId")
             .asText();
     questions.awaitStage(workflowId, "ANSWERED");
@@ -52,7 +55,8 @@ class AdminApiTest {
   @Test
   void everyAdminEndpointRefusesARequestWithoutTheRightKeyAndChangesNothing() throws Exception {
     String workflowId = answeredQuestion("admin-s1");
-    String runBefore = client.newUntypedWorkflowStub(workflowId).describe().getExecution().getRunId();
+    String runBefore =
+        client.newUntypedWorkflowStub(workflowId).describe().getExecution().getRunId();
 
     MockHttpServletRequestBuilder[] calls = {
       get("/api/v1/admin/questions/stuck"),
@@ -68,7 +72,8 @@ class AdminApiTest {
       mvc.perform(call.header("X-Api-Key", KEY + "x")).andExpect(status().isUnauthorized());
     }
 
-    String runAfter = client.newUntypedWorkflowStub(workflowId).describe().getExecution().getRunId();
+    String runAfter =
+        client.newUntypedWorkflowStub(workflowId).describe().getExecution().getRunId();
     assertThat(runAfter).as("the refused re-run did not reset the question").isEqualTo(runBefore);
   }
 
@@ -77,13 +82,15 @@ class AdminApiTest {
     String workflowId = answeredQuestion("admin-s2");
 
     String json =
-        mvc.perform(get("/api/v1/admin/questions/" + workflowId + "/history").header("X-Api-Key", KEY))
+        mvc.perform(
+                get("/api/v1/admin/questions/" + workflowId + "/history").header("X-Api-Key", KEY))
             .andExpect(status().isOk())
             .andReturn()
             .getResponse()
             .getContentAsString();
     HistoryReplay.Result replayed =
-        HistoryReplay.replay(WorkflowExecutionHistory.fromJson(json, workflowId), HistoryReplay.CURRENT_WORKFLOWS);
+        HistoryReplay.replay(
+            WorkflowExecutionHistory.fromJson(json, workflowId), HistoryReplay.CURRENT_WORKFLOWS);
 
     assertThat(replayed.problem()).isNull();
     assertThat(replayed.ok()).isTrue();
@@ -102,12 +109,15 @@ class AdminApiTest {
 
   @Test
   void badParametersAre400() throws Exception {
-    mvc.perform(get("/api/v1/admin/questions/stuck").param("stage", "NAPPING").header("X-Api-Key", KEY))
+    mvc.perform(
+            get("/api/v1/admin/questions/stuck").param("stage", "NAPPING").header("X-Api-Key", KEY))
         .andExpect(status().isBadRequest());
     mvc.perform(get("/api/v1/admin/questions/stuck").param("limit", "0").header("X-Api-Key", KEY))
         .andExpect(status().isBadRequest());
-    mvc.perform(post("/api/v1/admin/questions/q-x/rerun").param("from", "YESTERDAY")
-            .header("X-Api-Key", KEY))
+    mvc.perform(
+            post("/api/v1/admin/questions/q-x/rerun")
+                .param("from", "YESTERDAY")
+                .header("X-Api-Key", KEY))
         .andExpect(status().isBadRequest());
   }
 }

@@ -9,7 +9,10 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 
-/** The lane workers' task-queue rate limits come from cs.lanes.<model>.rate with the server's headroom. */
+/**
+ * The lane workers' task-queue rate limits come from cs.lanes.<model>.rate with the server's
+ * headroom.
+ */
 @SpringBootTest(
     properties = {
       "spring.temporal.test-server.enabled=true",

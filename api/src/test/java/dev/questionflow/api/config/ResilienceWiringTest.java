@@ -17,7 +17,10 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.webmvc.test.autoconfigure.AutoConfigureMockMvc;
 import org.springframework.test.web.servlet.MockMvc;
 
-/** cs.resilience and cs.llm.backup bound into the breakers, the dependencies health indicator and the metrics. */
+/**
+ * cs.resilience and cs.llm.backup bound into the breakers, the dependencies health indicator and
+ * the metrics.
+ */
 @SpringBootTest(
     properties = {
       "spring.temporal.test-server.enabled=true",
@@ -46,25 +49,35 @@ class ResilienceWiringTest {
     assertThat(breakers.settings(Dependency.REDIS).minimumCalls()).isEqualTo(7);
     assertThat(breakers.settings(Dependency.REDIS).failureRateThreshold()).isEqualTo(50f);
     assertThat(breakers.settings(Dependency.HELPDESK).failureRateThreshold()).isEqualTo(25f);
-    assertThat(breakers.settings(Dependency.HELPDESK).waitInOpen()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(breakers.settings(Dependency.HELPDESK).waitInOpen())
+        .isEqualTo(Duration.ofSeconds(5));
     assertThat(breakers.settings(Dependency.HELPDESK).minimumCalls()).isEqualTo(7);
-    assertThat(breakers.settings(Dependency.PRIMARY_MODEL).slidingWindow()).isEqualTo(Duration.ofSeconds(60));
-    assertThat(breakers.settings(Dependency.PRIMARY_MODEL).permittedCallsInHalfOpen()).isEqualTo(10);
+    assertThat(breakers.settings(Dependency.PRIMARY_MODEL).slidingWindow())
+        .isEqualTo(Duration.ofSeconds(60));
+    assertThat(breakers.settings(Dependency.PRIMARY_MODEL).permittedCallsInHalfOpen())
+        .isEqualTo(10);
   }
 
   @Test
   void theGenerationStageDoesNotRetryTheNonRetryableModelFailures() {
     assertThat(properties.activities().get("generation").retry().nonRetryableErrorTypes())
         .containsExactlyInAnyOrderElementsOf(ModelFailures.NON_RETRYABLE);
-    assertThat(properties.llm().backup().baseUrl()).as("no backup unless LLM_BACKUP_BASE_URL is set").isBlank();
+    assertThat(properties.llm().backup().baseUrl())
+        .as("no backup unless LLM_BACKUP_BASE_URL is set")
+        .isBlank();
   }
 
   @Test
   void anOpenModelBreakerShowsInTheDependenciesHealthButKeepsTheAppInRotation() throws Exception {
     breakers.breaker(Dependency.PRIMARY_MODEL).transitionToForcedOpenState();
 
-    JsonNode dependencies = JSON.readTree(mvc.perform(get("/actuator/health/dependencies"))
-        .andExpect(status().isOk()).andReturn().getResponse().getContentAsString());
+    JsonNode dependencies =
+        JSON.readTree(
+            mvc.perform(get("/actuator/health/dependencies"))
+                .andExpect(status().isOk())
+                .andReturn()
+                .getResponse()
+                .getContentAsString());
     assertThat(dependencies.path("status").asText()).isEqualTo("UP");
     assertThat(dependencies.at("/details/primary-model/state").asText()).isEqualTo("FORCED_OPEN");
     assertThat(dependencies.at("/details/primary-model/healthScore").asDouble()).isZero();
@@ -74,8 +87,12 @@ class ResilienceWiringTest {
     mvc.perform(get("/actuator/health")).andExpect(status().isOk());
     mvc.perform(get("/actuator/health/readiness")).andExpect(status().isOk());
 
-    String prometheus = mvc.perform(get("/actuator/prometheus")).andExpect(status().isOk())
-        .andReturn().getResponse().getContentAsString();
+    String prometheus =
+        mvc.perform(get("/actuator/prometheus"))
+            .andExpect(status().isOk())
+            .andReturn()
+            .getResponse()
+            .getContentAsString();
     assertThat(prometheus)
         .contains("cs_dependency_health{dependency=\"primary-model\"} 0.0")
         .contains("resilience4j_circuitbreaker_state{");

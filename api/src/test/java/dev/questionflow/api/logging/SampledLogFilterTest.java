@@ -15,7 +15,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
-/** Drives a real Logback context: what reaches an appender when 1,000 questions log the same fallback warning. */
+/**
+ * Drives a real Logback context: what reaches an appender when 1,000 questions log the same
+ * fallback warning.
+ */
 class SampledLogFilterTest {
 
   private final AtomicLong nanos = new AtomicLong();
@@ -25,12 +28,15 @@ class SampledLogFilterTest {
 
   @BeforeEach
   void install() {
-    filter = new SampledLogFilter(
-        new SampledLogFilter.Settings(List.of("test.ladder"), 10, 100, Duration.ofMinutes(1)), nanos::get);
+    filter =
+        new SampledLogFilter(
+            new SampledLogFilter.Settings(List.of("test.ladder"), 10, 100, Duration.ofMinutes(1)),
+            nanos::get);
     filter.start();
     context.addTurboFilter(filter);
     appender.start();
-    for (String name : List.of("test.ladder.Workflow", "test.other", SampledLogFilter.SUMMARY_LOGGER)) {
+    for (String name :
+        List.of("test.ladder.Workflow", "test.other", SampledLogFilter.SUMMARY_LOGGER)) {
       Logger logger = context.getLogger(name);
       logger.addAppender(appender);
       logger.setLevel(Level.DEBUG);
@@ -40,7 +46,8 @@ class SampledLogFilterTest {
   @AfterEach
   void remove() {
     context.getTurboFilterList().remove(filter);
-    for (String name : List.of("test.ladder.Workflow", "test.other", SampledLogFilter.SUMMARY_LOGGER)) {
+    for (String name :
+        List.of("test.ladder.Workflow", "test.other", SampledLogFilter.SUMMARY_LOGGER)) {
       context.getLogger(name).detachAppender(appender);
     }
   }
@@ -55,17 +62,23 @@ class SampledLogFilterTest {
     for (int i = 0; i < 1000; i++) {
       ladder.warn("primary model failed: {}", "ModelServerError");
     }
-    assertThat(lines("test.ladder.Workflow")).isEqualTo(10 + 9); // 10, then the 100th, 200th ... 900th of the rest
+    assertThat(lines("test.ladder.Workflow"))
+        .isEqualTo(10 + 9); // 10, then the 100th, 200th ... 900th of the rest
 
     nanos.addAndGet(Duration.ofSeconds(61).toNanos());
     ladder.warn("primary model failed: {}", "ModelServerError");
 
     assertThat(lines("test.ladder.Workflow")).isEqualTo(20);
-    assertThat(appender.list.stream().filter(e -> e.getLoggerName().equals(SampledLogFilter.SUMMARY_LOGGER)))
+    assertThat(
+            appender.list.stream()
+                .filter(e -> e.getLoggerName().equals(SampledLogFilter.SUMMARY_LOGGER)))
         .singleElement()
-        .satisfies(e -> assertThat(e.getFormattedMessage())
-            .isEqualTo("left out 981 lines like \"primary model failed: {}\" of test.ladder.Workflow in the last 60 s"
-                + " (log sampling)"));
+        .satisfies(
+            e ->
+                assertThat(e.getFormattedMessage())
+                    .isEqualTo(
+                        "left out 981 lines like \"primary model failed: {}\" of test.ladder.Workflow in the last 60 s"
+                            + " (log sampling)"));
   }
 
   @Test

@@ -25,9 +25,12 @@ class KeywordLevelApiTest {
   void aCardQuestionIsAnsweredAtKeywordLevelWithoutTheEmbeddingModel() throws Exception {
     QuestionClient client = new QuestionClient(mvc);
     String workflowId =
-        client.ask("{\"sessionId\":\"kw-s1\",\"userId\":\"u1\",\"clientMsgId\":\"m1\","
-                + "\"text\":\"I still have not received my new card\"}")
-            .get("workflowId").asText();
+        client
+            .ask(
+                "{\"sessionId\":\"kw-s1\",\"userId\":\"u1\",\"clientMsgId\":\"m1\","
+                    + "\"text\":\"I still have not received my new card\"}")
+            .get("workflowId")
+            .asText();
 
     JsonNode status = client.awaitStage(workflowId, "ANSWERED");
 

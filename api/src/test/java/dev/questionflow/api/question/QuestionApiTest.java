@@ -20,10 +20,11 @@ import org.springframework.http.MediaType;
 import org.springframework.test.web.servlet.MockMvc;
 
 /**
- * The HTTP API on the embedded default (the SDK's in-process Temporal server, in-memory inbox, no model): the
- * whole question flow and every kind of bad input.
+ * The HTTP API on the embedded default (the SDK's in-process Temporal server, in-memory inbox, no
+ * model): the whole question flow and every kind of bad input.
  */
-@SpringBootTest(properties = {"spring.temporal.test-server.enabled=true", "cs.faq.index-dir=../data/faq-index"})
+@SpringBootTest(
+    properties = {"spring.temporal.test-server.enabled=true", "cs.faq.index-dir=../data/faq-index"})
 @AutoConfigureMockMvc
 class QuestionApiTest {
 
@@ -40,8 +41,9 @@ class QuestionApiTest {
   @Test
   void aCardQuestionIsAnsweredFromTheFaqWhenNoModelIsConfigured() throws Exception {
     JsonNode accepted =
-        ask("{\"sessionId\":\"api-s1\",\"userId\":\"u1\",\"clientMsgId\":\"m1\","
-            + "\"text\":\"I still have not received my new card\"}");
+        ask(
+            "{\"sessionId\":\"api-s1\",\"userId\":\"u1\",\"clientMsgId\":\"m1\","
+                + "\"text\":\"I still have not received my new card\"}");
     String workflowId = accepted.get("workflowId").asText();
     assertThat(accepted.get("duplicate").asBoolean()).isFalse();
     assertThat(accepted.get("statusUrl").asText()).isEqualTo("/api/v1/questions/" + workflowId);
@@ -55,7 +57,8 @@ class QuestionApiTest {
 
   @Test
   void aRepeatedSubmitReturnsTheSameWorkflowAsDuplicate() throws Exception {
-    String body = "{\"sessionId\":\"api-s2\",\"userId\":\"u1\",\"clientMsgId\":\"m1\",\"text\":\"How do I top up?\"}";
+    String body =
+        "{\"sessionId\":\"api-s2\",\"userId\":\"u1\",\"clientMsgId\":\"m1\",\"text\":\"How do I top up?\"}";
     JsonNode first = ask(body);
     JsonNode second = ask(body);
 
@@ -82,7 +85,8 @@ class QuestionApiTest {
         .andExpect(status().isOk())
         .andExpect(jsonPath("$.status").value("OPEN"))
         .andExpect(jsonPath("$.workflowId").value(workflowId))
-        .andExpect(jsonPath("$.question").value("What is the airspeed velocity of an unladen swallow?"))
+        .andExpect(
+            jsonPath("$.question").value("What is the airspeed velocity of an unladen swallow?"))
         .andExpect(jsonPath("$.candidates").isArray())
         .andExpect(jsonPath("$.recentTurns").isArray());
     mvc.perform(
@@ -104,29 +108,62 @@ class QuestionApiTest {
   static Stream<Arguments> badBodies() {
     String longText = "a".repeat(2001);
     return Stream.of(
-        Arguments.of("empty text", "{\"sessionId\":\"SID\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"\"}", "text"),
-        Arguments.of("blank text", "{\"sessionId\":\"SID\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"   \"}", "text"),
-        Arguments.of("over-long text",
-            "{\"sessionId\":\"SID\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"" + longText + "\"}", "text"),
-        Arguments.of("missing clientMsgId", "{\"sessionId\":\"SID\",\"userId\":\"u\",\"text\":\"hi\"}", "clientMsgId"),
-        Arguments.of("missing sessionId", "{\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"hi\"}", "sessionId"),
-        Arguments.of("missing userId", "{\"sessionId\":\"SID\",\"clientMsgId\":\"m\",\"text\":\"hi\"}", "userId"),
-        Arguments.of("malformed JSON", "{\"sessionId\":\"SID\",\"userId\":\"u\",", "malformed JSON"),
+        Arguments.of(
+            "empty text",
+            "{\"sessionId\":\"SID\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"\"}",
+            "text"),
+        Arguments.of(
+            "blank text",
+            "{\"sessionId\":\"SID\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"   \"}",
+            "text"),
+        Arguments.of(
+            "over-long text",
+            "{\"sessionId\":\"SID\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\""
+                + longText
+                + "\"}",
+            "text"),
+        Arguments.of(
+            "missing clientMsgId",
+            "{\"sessionId\":\"SID\",\"userId\":\"u\",\"text\":\"hi\"}",
+            "clientMsgId"),
+        Arguments.of(
+            "missing sessionId",
+            "{\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"hi\"}",
+            "sessionId"),
+        Arguments.of(
+            "missing userId",
+            "{\"sessionId\":\"SID\",\"clientMsgId\":\"m\",\"text\":\"hi\"}",
+            "userId"),
+        Arguments.of(
+            "malformed JSON", "{\"sessionId\":\"SID\",\"userId\":\"u\",", "malformed JSON"),
         Arguments.of("empty body", "", "body"),
-        Arguments.of("number as text", "{\"sessionId\":\"SID\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":123}", "text"),
-        Arguments.of("array as ID", "{\"sessionId\":[\"SID\"],\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"hi\"}", "sessionId"),
-        Arguments.of("unknown tier",
-            "{\"sessionId\":\"SID\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"hi\",\"tier\":\"GOLD\"}", "tier"),
-        Arguments.of("odd characters in ID",
-            "{\"sessionId\":\"bad/../x\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"hi\"}", "sessionId"));
+        Arguments.of(
+            "number as text",
+            "{\"sessionId\":\"SID\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":123}",
+            "text"),
+        Arguments.of(
+            "array as ID",
+            "{\"sessionId\":[\"SID\"],\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"hi\"}",
+            "sessionId"),
+        Arguments.of(
+            "unknown tier",
+            "{\"sessionId\":\"SID\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"hi\",\"tier\":\"GOLD\"}",
+            "tier"),
+        Arguments.of(
+            "odd characters in ID",
+            "{\"sessionId\":\"bad/../x\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"hi\"}",
+            "sessionId"));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("badBodies")
-  void badInputGetsA400ProblemNamingItAndStartsNothing(String name, String body, String named) throws Exception {
+  void badInputGetsA400ProblemNamingItAndStartsNothing(String name, String body, String named)
+      throws Exception {
     String session = "bad-" + Integer.toHexString(name.hashCode());
     mvc.perform(
-            post("/api/v1/questions").contentType(MediaType.APPLICATION_JSON).content(body.replace("SID", session)))
+            post("/api/v1/questions")
+                .contentType(MediaType.APPLICATION_JSON)
+                .content(body.replace("SID", session)))
         .andExpect(status().isBadRequest())
         .andExpect(content().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON))
         .andExpect(jsonPath("$.status").value(400))
@@ -135,7 +172,10 @@ class QuestionApiTest {
 
     // nothing was started: the same IDs submitted properly are not a duplicate
     JsonNode accepted =
-        ask("{\"sessionId\":\"" + session + "\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"hi\"}");
+        ask(
+            "{\"sessionId\":\""
+                + session
+                + "\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"hi\"}");
     assertThat(accepted.get("duplicate").asBoolean()).isFalse();
   }
 
@@ -145,7 +185,8 @@ class QuestionApiTest {
         .andExpect(status().isNotFound())
         .andExpect(content().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON));
     mvc.perform(get("/api/v1/questions/not-a-question")).andExpect(status().isNotFound());
-    mvc.perform(get("/api/v1/questions/q-00000000000000000000000000000000/events")).andExpect(status().isNotFound());
+    mvc.perform(get("/api/v1/questions/q-00000000000000000000000000000000/events"))
+        .andExpect(status().isNotFound());
     mvc.perform(get("/api/v1/tickets/T-nope")).andExpect(status().isNotFound());
   }
 
@@ -155,7 +196,9 @@ class QuestionApiTest {
         .andExpect(status().isOk())
         .andExpect(jsonPath("$.components.temporal.status").value("UP"))
         .andExpect(jsonPath("$.components.redis.status").value("UP"))
-        .andExpect(jsonPath("$.components.redis.details.mode").value("in-memory stores (REDIS_URL is not set)"));
+        .andExpect(
+            jsonPath("$.components.redis.details.mode")
+                .value("in-memory stores (REDIS_URL is not set)"));
     mvc.perform(get("/actuator/health/liveness"))
         .andExpect(status().isOk())
         .andExpect(jsonPath("$.components.temporal").doesNotExist());

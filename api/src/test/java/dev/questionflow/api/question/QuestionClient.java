@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
-import org.springframework.test.web.servlet.result.MockMvcResultMatchers;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -13,8 +12,12 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.servlet.MockMvc;
 import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilder;
+import org.springframework.test.web.servlet.result.MockMvcResultMatchers;
 
-/** The chat caller's side of the API tests: submit a question, poll its status until a stage is reached. */
+/**
+ * The chat caller's side of the API tests: submit a question, poll its status until a stage is
+ * reached.
+ */
 public final class QuestionClient {
 
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -27,7 +30,9 @@ public final class QuestionClient {
     this(mvc, null);
   }
 
-  /** @param apiKey a caller's API key, sent as a bearer token */
+  /**
+   * @param apiKey a caller's API key, sent as a bearer token
+   */
   public QuestionClient(MockMvc mvc, String apiKey) {
     this.mvc = mvc;
     this.authorization = apiKey == null ? null : "Bearer " + apiKey;
@@ -40,7 +45,11 @@ public final class QuestionClient {
   /** POSTs the body and returns the 202 answer. */
   public JsonNode ask(String body) throws Exception {
     String response =
-        mvc.perform(authorized(post("/api/v1/questions").contentType(MediaType.APPLICATION_JSON).content(body)))
+        mvc.perform(
+                authorized(
+                    post("/api/v1/questions")
+                        .contentType(MediaType.APPLICATION_JSON)
+                        .content(body)))
             .andExpect(MockMvcResultMatchers.status().isAccepted())
             .andReturn()
             .getResponse()
@@ -64,10 +73,13 @@ public final class QuestionClient {
     await()
         .atMost(Duration.ofSeconds(30))
         .pollInterval(Duration.ofMillis(100))
-        .untilAsserted(() -> {
-          last.set(status(workflowId));
-          assertThat(last.get().path("stage").asText()).as("status of %s: %s", workflowId, last.get()).isEqualTo(stage);
-        });
+        .untilAsserted(
+            () -> {
+              last.set(status(workflowId));
+              assertThat(last.get().path("stage").asText())
+                  .as("status of %s: %s", workflowId, last.get())
+                  .isEqualTo(stage);
+            });
     return last.get();
   }
 }

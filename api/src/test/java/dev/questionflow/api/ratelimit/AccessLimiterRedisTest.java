@@ -20,8 +20,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The limiter against a real Redis (IT_REDIS_URL, default redis://127.0.0.1:6379; skipped when unreachable): two
- * limiters with their own Lettuce clients are two app instances, and they must share one bucket per user.
+ * The limiter against a real Redis (IT_REDIS_URL, default redis://127.0.0.1:6379; skipped when
+ * unreachable): two limiters with their own Lettuce clients are two app instances, and they must
+ * share one bucket per user.
  */
 class AccessLimiterRedisTest {
 
@@ -53,14 +54,17 @@ class AccessLimiterRedisTest {
   }
 
   /** One app instance: its own Lettuce client and connection, its own meters. */
-  private AccessLimiter instance(String url, Limit global, Limit perUser, SimpleMeterRegistry meters) {
+  private AccessLimiter instance(
+      String url, Limit global, Limit perUser, SimpleMeterRegistry meters) {
     AccessLimitsProperties properties =
         AccessLimitsProperties.defaults()
             .withLimits(global, perUser, Limit.disabled())
-            .withKeyPrefix(keyPrefix); // this test's own keys: nothing left by earlier runs or other tests
+            .withKeyPrefix(
+                keyPrefix); // this test's own keys: nothing left by earlier runs or other tests
     RedisClient client = RedisClient.create();
     clients.add(client);
-    RedisBuckets redis = new RedisBuckets(client, RedisURI.create(url), properties.redisTimeout(), clock);
+    RedisBuckets redis =
+        new RedisBuckets(client, RedisURI.create(url), properties.redisTimeout(), clock);
     redis.awaitConnected(Duration.ofSeconds(5));
     AccessLimiter limiter = new AccessLimiter(properties, redis, clock, meters);
     limiters.add(limiter);
@@ -86,22 +90,27 @@ class AccessLimiterRedisTest {
     b.admit(user, "10.0.0.2");
     a.admit(user, "10.0.0.1");
 
-    // 3 tokens in all, whichever instance took them: a per-instance limiter would let 3 more through on each
+    // 3 tokens in all, whichever instance took them: a per-instance limiter would let 3 more
+    // through on each
     AccessLimitExceededException onB =
         catchThrowableOfType(AccessLimitExceededException.class, () -> b.admit(user, "10.0.0.2"));
     assertThat(onB.retryAfterSeconds()).isEqualTo(1);
-    assertThatThrownBy(() -> a.admit(user, "10.0.0.1")).isInstanceOf(AccessLimitExceededException.class);
+    assertThatThrownBy(() -> a.admit(user, "10.0.0.1"))
+        .isInstanceOf(AccessLimitExceededException.class);
     assertThat(a.availableUserTokens(user)).isZero();
 
     clock.advance(Duration.ofSeconds(1)); // one token refilled, for both
     b.admit(user, "10.0.0.2");
-    assertThatThrownBy(() -> a.admit(user, "10.0.0.1")).isInstanceOf(AccessLimitExceededException.class);
+    assertThatThrownBy(() -> a.admit(user, "10.0.0.1"))
+        .isInstanceOf(AccessLimitExceededException.class);
 
     assertThat(count(metersA, AccessLimiter.FALLBACK_METRIC)).isZero();
     assertThat(count(metersB, AccessLimiter.FALLBACK_METRIC)).isZero();
     assertThat(metersA.get(AccessLimiter.DISTRIBUTED_GAUGE).gauge().value()).isEqualTo(1);
-    assertThat(metersA.get(AccessLimiter.REJECTED_METRIC).tag("limit", "user").counter().count()).isEqualTo(2);
-    assertThat(metersB.get(AccessLimiter.REJECTED_METRIC).tag("limit", "user").counter().count()).isEqualTo(1);
+    assertThat(metersA.get(AccessLimiter.REJECTED_METRIC).tag("limit", "user").counter().count())
+        .isEqualTo(2);
+    assertThat(metersB.get(AccessLimiter.REJECTED_METRIC).tag("limit", "user").counter().count())
+        .isEqualTo(1);
   }
 
   @Test
@@ -122,12 +131,14 @@ class AccessLimiterRedisTest {
   @Test
   void aBrokenRedisUrlFallsBackToLocalBucketsAndCountsIt() {
     SimpleMeterRegistry meters = new SimpleMeterRegistry();
-    AccessLimiter limiter = instance("redis://127.0.0.1:1", Limit.disabled(), Limit.of(2, 1), meters);
+    AccessLimiter limiter =
+        instance("redis://127.0.0.1:1", Limit.disabled(), Limit.of(2, 1), meters);
     String user = "rl-broken-" + UUID.randomUUID();
 
     limiter.admit(user, "10.0.0.1");
     limiter.admit(user, "10.0.0.1");
-    assertThatThrownBy(() -> limiter.admit(user, "10.0.0.1")).isInstanceOf(AccessLimitExceededException.class);
+    assertThatThrownBy(() -> limiter.admit(user, "10.0.0.1"))
+        .isInstanceOf(AccessLimitExceededException.class);
 
     assertThat(limiter.distributed()).isFalse();
     assertThat(meters.get(AccessLimiter.DISTRIBUTED_GAUGE).gauge().value()).isZero();
@@ -144,10 +155,12 @@ class AccessLimiterRedisTest {
 
     limiterRedis(limiter).dropConnectionForTest();
 
-    // the local bucket starts full: this request and the next pass, the one after is refused locally
+    // the local bucket starts full: this request and the next pass, the one after is refused
+    // locally
     limiter.admit(user, "10.0.0.1");
     limiter.admit(user, "10.0.0.1");
-    assertThatThrownBy(() -> limiter.admit(user, "10.0.0.1")).isInstanceOf(AccessLimitExceededException.class);
+    assertThatThrownBy(() -> limiter.admit(user, "10.0.0.1"))
+        .isInstanceOf(AccessLimitExceededException.class);
     assertThat(limiter.distributed()).isFalse();
     assertThat(meters.get(AccessLimiter.FALLBACK_METRIC).counter().count()).isEqualTo(3);
   }

@@ -20,7 +20,8 @@ class AccessLimiterTest {
   private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
   private AccessLimiter limiter(Limit global, Limit perUser, Limit perIp) {
-    return new AccessLimiter(AccessLimitsProperties.defaults().withLimits(global, perUser, perIp), null, clock, meters);
+    return new AccessLimiter(
+        AccessLimitsProperties.defaults().withLimits(global, perUser, perIp), null, clock, meters);
   }
 
   private double count(String metric, String... tags) {
@@ -40,7 +41,8 @@ class AccessLimiterTest {
     }
 
     AccessLimitExceededException refused =
-        catchThrowableOfType(AccessLimitExceededException.class, () -> limiter.admit("alice", "10.0.0.1"));
+        catchThrowableOfType(
+            AccessLimitExceededException.class, () -> limiter.admit("alice", "10.0.0.1"));
 
     assertThat(refused.getStatusCode()).isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
     assertThat(refused.limit()).isEqualTo(AccessLimiter.Kind.USER);
@@ -58,8 +60,10 @@ class AccessLimiterTest {
     AccessLimiter limiter = limiter(Limit.disabled(), Limit.of(1, 1), Limit.disabled());
     limiter.admit("carol", "10.0.0.1");
     clock.advance(Duration.ofMillis(100)); // 0.9 s left: rounds up to 1
-    assertThat(catchThrowableOfType(AccessLimitExceededException.class, () -> limiter.admit("carol", "10.0.0.1"))
-            .retryAfterSeconds())
+    assertThat(
+            catchThrowableOfType(
+                    AccessLimitExceededException.class, () -> limiter.admit("carol", "10.0.0.1"))
+                .retryAfterSeconds())
         .isEqualTo(1);
 
     assertThat(AccessLimiter.retryAfterSeconds(0)).isEqualTo(1);
@@ -75,12 +79,14 @@ class AccessLimiterTest {
     limiter.admit("u2", "192.0.2.7");
 
     AccessLimitExceededException refused =
-        catchThrowableOfType(AccessLimitExceededException.class, () -> limiter.admit("u3", "192.0.2.7"));
+        catchThrowableOfType(
+            AccessLimitExceededException.class, () -> limiter.admit("u3", "192.0.2.7"));
 
     assertThat(refused.limit()).isEqualTo(AccessLimiter.Kind.IP);
     assertThat(refused.getBody().getProperties()).containsEntry("limit", "ip");
     assertThat(count(AccessLimiter.REJECTED_METRIC, "limit", "ip")).isEqualTo(1);
-    assertThat(limiter.availableUserTokens("u3")).isEqualTo(5); // the refused request cost u3 nothing
+    assertThat(limiter.availableUserTokens("u3"))
+        .isEqualTo(5); // the refused request cost u3 nothing
     assertThat(limiter.admit("u3", "192.0.2.8").queued()).isFalse(); // another address is fine
   }
 
@@ -105,12 +111,14 @@ class AccessLimiterTest {
     AccessLimiter limiter = limiter(Limit.of(1, 1), Limit.of(2, 2), Limit.disabled());
     limiter.admit("dave", "10.0.0.1");
     assertThat(limiter.admit("dave", "10.0.0.1").queued()).isTrue();
-    assertThatThrownBy(() -> limiter.admit("dave", "10.0.0.1")).isInstanceOf(AccessLimitExceededException.class);
+    assertThatThrownBy(() -> limiter.admit("dave", "10.0.0.1"))
+        .isInstanceOf(AccessLimitExceededException.class);
 
     clock.advance(Duration.ofMillis(500)); // 2/s: one token back for dave; 1/s: none yet for global
     Admission halfSecond = limiter.admit("dave", "10.0.0.1");
     assertThat(halfSecond.queued()).isTrue();
-    assertThatThrownBy(() -> limiter.admit("dave", "10.0.0.1")).isInstanceOf(AccessLimitExceededException.class);
+    assertThatThrownBy(() -> limiter.admit("dave", "10.0.0.1"))
+        .isInstanceOf(AccessLimitExceededException.class);
 
     clock.advance(Duration.ofSeconds(10)); // full again, never above capacity
     assertThat(limiter.availableUserTokens("dave")).isEqualTo(2);
@@ -137,9 +145,22 @@ class AccessLimiterTest {
     }
     AccessLimiter off =
         new AccessLimiter(
-            new AccessLimitsProperties(false, Limit.of(1, 1), Limit.of(1, 1), Limit.of(1, 1), null, null, null, null,
-                null, null, null, null),
-            null, clock, new SimpleMeterRegistry());
+            new AccessLimitsProperties(
+                false,
+                Limit.of(1, 1),
+                Limit.of(1, 1),
+                Limit.of(1, 1),
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null),
+            null,
+            clock,
+            new SimpleMeterRegistry());
     for (int i = 0; i < 10; i++) {
       assertThat(off.admit("frank", "10.0.0.1")).isEqualTo(Admission.UNLIMITED);
     }
@@ -157,7 +178,8 @@ class AccessLimiterTest {
   @Test
   void defaultsAreTheSpecNumbers() {
     AccessLimitsProperties defaults = AccessLimitsProperties.defaults();
-    assertThat(defaults.global()).isEqualTo(new Limit(true, 10L, 20L)); // 20/s, burst 10 for the instance group
+    assertThat(defaults.global())
+        .isEqualTo(new Limit(true, 10L, 20L)); // 20/s, burst 10 for the instance group
     assertThat(defaults.perUser().on()).isTrue();
     assertThat(defaults.perIp().on()).isTrue();
     assertThat(defaults.perCaller().on()).isTrue();
@@ -168,14 +190,22 @@ class AccessLimiterTest {
   void theClientIpIsTheSocketPeerUnlessThatPeerIsATrustedProxy() {
     MockHttpServletRequest direct = request("198.51.100.7", "6.6.6.6");
     assertThat(new ClientIp(List.of()).of(direct)).as("nobody trusted").isEqualTo("198.51.100.7");
-    assertThat(new ClientIp(List.of("10.0.0.0/8")).of(direct)).as("peer is no proxy").isEqualTo("198.51.100.7");
+    assertThat(new ClientIp(List.of("10.0.0.0/8")).of(direct))
+        .as("peer is no proxy")
+        .isEqualTo("198.51.100.7");
 
     ClientIp behindProxies = new ClientIp(List.of("10.0.0.0/8", "192.0.2.1"));
-    // right-most untrusted hop: the caller wrote 6.6.6.6 itself, the proxies added 203.0.113.9 and 192.0.2.1
-    assertThat(behindProxies.of(request("10.1.2.3", "6.6.6.6, 203.0.113.9, 192.0.2.1"))).isEqualTo("203.0.113.9");
+    // right-most untrusted hop: the caller wrote 6.6.6.6 itself, the proxies added 203.0.113.9 and
+    // 192.0.2.1
+    assertThat(behindProxies.of(request("10.1.2.3", "6.6.6.6, 203.0.113.9, 192.0.2.1")))
+        .isEqualTo("203.0.113.9");
     assertThat(behindProxies.of(request("10.1.2.3", "2001:db8::1"))).isEqualTo("2001:db8::1");
-    assertThat(behindProxies.of(request("10.1.2.3", "<script>"))).as("garbage").isEqualTo("10.1.2.3");
-    assertThat(behindProxies.of(request("10.1.2.3", "10.9.9.9"))).as("only proxies").isEqualTo("10.9.9.9");
+    assertThat(behindProxies.of(request("10.1.2.3", "<script>")))
+        .as("garbage")
+        .isEqualTo("10.1.2.3");
+    assertThat(behindProxies.of(request("10.1.2.3", "10.9.9.9")))
+        .as("only proxies")
+        .isEqualTo("10.9.9.9");
     assertThat(behindProxies.of(request("10.1.2.3", null))).isEqualTo("10.1.2.3");
   }
 

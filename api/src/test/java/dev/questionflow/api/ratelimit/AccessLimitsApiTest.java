@@ -37,8 +37,8 @@ import org.springframework.test.web.servlet.request.MockMvcRequestBuilders;
 import org.springframework.test.web.servlet.request.RequestPostProcessor;
 
 /**
- * The access limits through the real endpoint, on the embedded default (in-process Temporal, no Redis: local buckets),
- * with small limits and a hand-moved bucket clock.
+ * The access limits through the real endpoint, on the embedded default (in-process Temporal, no
+ * Redis: local buckets), with small limits and a hand-moved bucket clock.
  */
 @SpringBootTest(
     properties = {
@@ -57,8 +57,12 @@ import org.springframework.test.web.servlet.request.RequestPostProcessor;
       "cs.access-limits.per-visitor.refill-per-second=1",
       "cs.api.sse-max-per-visitor=3",
       "cs.api.sse-heartbeat=300ms",
-      "cs.security.caller-api-keys=" + AccessLimitsApiTest.BACKEND + ":" + AccessLimitsApiTest.BACKEND_KEY
-          + ",rl-reader:" + AccessLimitsApiTest.READER_KEY,
+      "cs.security.caller-api-keys="
+          + AccessLimitsApiTest.BACKEND
+          + ":"
+          + AccessLimitsApiTest.BACKEND_KEY
+          + ",rl-reader:"
+          + AccessLimitsApiTest.READER_KEY,
       "cs.security.trusted-proxies=10.0.0.0/8"
     })
 @AutoConfigureMockMvc
@@ -86,7 +90,12 @@ class AccessLimitsApiTest {
   /** A question of the chat back end, sent from the address ip. */
   private ResultActions ask(String session, String user, String msg, String ip) throws Exception {
     String body =
-        "{\"sessionId\":\"" + session + "\",\"userId\":\"" + user + "\",\"clientMsgId\":\"" + msg
+        "{\"sessionId\":\""
+            + session
+            + "\",\"userId\":\""
+            + user
+            + "\",\"clientMsgId\":\""
+            + msg
             + "\",\"text\":\"How do I top up?\"}";
     return mvc.perform(
         MockMvcRequestBuilders.post("/api/v1/questions")
@@ -102,7 +111,8 @@ class AccessLimitsApiTest {
 
   /** The public page's web-session call from a peer address, with an optional X-Forwarded-For. */
   private ResultActions webSession(String peer, String forwardedFor) throws Exception {
-    MockHttpServletRequestBuilder request = MockMvcRequestBuilders.post("/api/v1/web-session").with(peer(peer));
+    MockHttpServletRequestBuilder request =
+        MockMvcRequestBuilders.post("/api/v1/web-session").with(peer(peer));
     if (forwardedFor != null) {
       request.header("X-Forwarded-For", forwardedFor);
     }
@@ -110,7 +120,8 @@ class AccessLimitsApiTest {
   }
 
   private JsonNode accepted(ResultActions result) throws Exception {
-    return JSON.readTree(result.andExpect(status().isAccepted()).andReturn().getResponse().getContentAsString());
+    return JSON.readTree(
+        result.andExpect(status().isAccepted()).andReturn().getResponse().getContentAsString());
   }
 
   private double counter(String name, String... tags) {
@@ -139,8 +150,9 @@ class AccessLimitsApiTest {
         .andExpect(jsonPath("$.retryAfterSeconds").value(1))
         .andExpect(jsonPath("$.trace").doesNotExist());
 
-    mvc.perform(get("/api/v1/questions/" + idOf("rl-user-1", "rl-s1", "m3"))
-            .header("Authorization", "Bearer " + BACKEND_KEY))
+    mvc.perform(
+            get("/api/v1/questions/" + idOf("rl-user-1", "rl-s1", "m3"))
+                .header("Authorization", "Bearer " + BACKEND_KEY))
         .andExpect(status().isNotFound());
     assertThat(counter(AccessLimiter.REJECTED_METRIC, "limit", "user") - before).isEqualTo(1);
 
@@ -152,7 +164,9 @@ class AccessLimitsApiTest {
   @Test
   void aChatBackEndIsNeverLimitedByItsAddress() throws Exception {
     clock.advance(Duration.ofSeconds(10));
-    for (int i = 0; i < 6; i++) { // twice the per-IP capacity, from one address: one back end, many users
+    for (int i = 0;
+        i < 6;
+        i++) { // twice the per-IP capacity, from one address: one back end, many users
       accepted(ask("rl-s2", "rl-ip-user-" + i, "m" + i, "203.0.113.50"));
     }
   }
@@ -185,7 +199,8 @@ class AccessLimitsApiTest {
     assertThat(second.get("duplicate").asBoolean()).isFalse();
     assertThat(counter(AccessLimiter.QUEUED_METRIC) - before).isEqualTo(1);
     // it was started like any other question
-    mvc.perform(get(second.get("statusUrl").asText()).header("Authorization", "Bearer " + BACKEND_KEY))
+    mvc.perform(
+            get(second.get("statusUrl").asText()).header("Authorization", "Bearer " + BACKEND_KEY))
         .andExpect(status().isOk());
   }
 
@@ -200,7 +215,8 @@ class AccessLimitsApiTest {
       assertThat(again.get("workflowId").asText()).isEqualTo(first.get("workflowId").asText());
     }
     assertThat(meters.get("cs_accept_temporal_start_seconds").timer().count() - startsBefore)
-        .as("the repeats within the window made no call to Temporal").isEqualTo(1);
+        .as("the repeats within the window made no call to Temporal")
+        .isEqualTo(1);
     accepted(ask("rl-s4", "rl-dup", "m2", "198.51.100.42")); // the user's second token
     ask("rl-s4", "rl-dup", "m3", "198.51.100.43").andExpect(status().isTooManyRequests());
   }
@@ -216,15 +232,31 @@ class AccessLimitsApiTest {
       webSession("10.0.0.5", "6.6.6.6, 192.0.2." + (20 + i)).andExpect(status().isOk());
     }
     // the session cookie is Secure when our proxy says the client came over HTTPS, and only then
-    assertThat(webSession("10.0.0.5", "192.0.2.40").andReturn().getResponse().getHeader("Set-Cookie"))
+    assertThat(
+            webSession("10.0.0.5", "192.0.2.40").andReturn().getResponse().getHeader("Set-Cookie"))
         .doesNotContain("Secure");
-    assertThat(mvc.perform(MockMvcRequestBuilders.post("/api/v1/web-session").with(peer("10.0.0.5"))
-            .header("X-Forwarded-For", "192.0.2.41").header("X-Forwarded-Proto", "https"))
-        .andReturn().getResponse().getHeader("Set-Cookie")).contains("Secure");
-    assertThat(mvc.perform(MockMvcRequestBuilders.post("/api/v1/web-session").with(peer("198.51.100.78"))
-            .header("X-Forwarded-Proto", "https"))
-        .andReturn().getResponse().getHeader("Set-Cookie")).as("not from a trusted proxy").doesNotContain("Secure");
+    assertThat(
+            mvc.perform(
+                    MockMvcRequestBuilders.post("/api/v1/web-session")
+                        .with(peer("10.0.0.5"))
+                        .header("X-Forwarded-For", "192.0.2.41")
+                        .header("X-Forwarded-Proto", "https"))
+                .andReturn()
+                .getResponse()
+                .getHeader("Set-Cookie"))
+        .contains("Secure");
+    assertThat(
+            mvc.perform(
+                    MockMvcRequestBuilders.post("/api/v1/web-session")
+                        .with(peer("198.51.100.78"))
+                        .header("X-Forwarded-Proto", "https"))
+                .andReturn()
+                .getResponse()
+                .getHeader("Set-Cookie"))
+        .as("not from a trusted proxy")
+        .doesNotContain("Secure");
   }
+
   @Test
   void readsCountAgainstTheCallersOwnLimit() throws Exception {
     clock.advance(Duration.ofSeconds(20));
@@ -232,7 +264,9 @@ class AccessLimitsApiTest {
     // every other read percent-encodes the path, which routes the same and must count the same
     java.net.URI encoded = java.net.URI.create(unknown.replace("/api/", "/%61pi/"));
     for (int i = 0; i < 12; i++) {
-      mvc.perform((i % 2 == 0 ? get(unknown) : get(encoded)).header("Authorization", "Bearer " + READER_KEY))
+      mvc.perform(
+              (i % 2 == 0 ? get(unknown) : get(encoded))
+                  .header("Authorization", "Bearer " + READER_KEY))
           .andExpect(status().isNotFound());
     }
     mvc.perform(get(unknown).header("Authorization", "Bearer " + READER_KEY))
@@ -240,12 +274,17 @@ class AccessLimitsApiTest {
         .andExpect(header().string("Retry-After", "1"))
         .andExpect(jsonPath("$.limit").value("caller"));
     // another caller's bucket is its own
-    mvc.perform(get(unknown).header("Authorization", "Bearer " + BACKEND_KEY)).andExpect(status().isNotFound());
+    mvc.perform(get(unknown).header("Authorization", "Bearer " + BACKEND_KEY))
+        .andExpect(status().isNotFound());
     clock.advance(Duration.ofSeconds(1));
-    mvc.perform(get(unknown).header("Authorization", "Bearer " + READER_KEY)).andExpect(status().isNotFound());
+    mvc.perform(get(unknown).header("Authorization", "Bearer " + READER_KEY))
+        .andExpect(status().isNotFound());
   }
 
-  /** A chat-page visitor's session (the response with its cookie and visitor ID), from its own address. */
+  /**
+   * A chat-page visitor's session (the response with its cookie and visitor ID), from its own
+   * address.
+   */
   private MockHttpServletResponse visitor(String ip) throws Exception {
     return webSession(ip, null).andExpect(status().isOk()).andReturn().getResponse();
   }
@@ -264,7 +303,8 @@ class AccessLimitsApiTest {
     String unknown = "/api/v1/questions/q-" + "0".repeat(32);
     // a new address each time (a phone on the move): the visitor's own bucket is what stops it
     for (int i = 0; i < 6; i++) {
-      mvc.perform(get(unknown).cookie(session).with(peer("203.0.113." + (100 + i)))).andExpect(status().isNotFound());
+      mvc.perform(get(unknown).cookie(session).with(peer("203.0.113." + (100 + i))))
+          .andExpect(status().isNotFound());
     }
     mvc.perform(get(unknown).cookie(session).with(peer("203.0.113.110")))
         .andExpect(status().isTooManyRequests())
@@ -277,19 +317,34 @@ class AccessLimitsApiTest {
     MockHttpServletResponse started = visitor("203.0.113.120");
     Cookie session = started.getCookie(WebSessions.COOKIE);
     String visitorId = JSON.readTree(started.getContentAsString()).get("visitorId").asText();
-    String body = "{\"sessionId\":\"rl-sse\",\"userId\":\"" + visitorId + "\",\"clientMsgId\":\"m1\","
-        + "\"text\":\"What is the airspeed velocity of an unladen swallow?\"}";
-    String workflowId = accepted(mvc.perform(post("/api/v1/questions").contentType(MediaType.APPLICATION_JSON)
-        .cookie(session).with(peer("203.0.113.121")).content(body))).get("workflowId").asText();
+    String body =
+        "{\"sessionId\":\"rl-sse\",\"userId\":\""
+            + visitorId
+            + "\",\"clientMsgId\":\"m1\","
+            + "\"text\":\"What is the airspeed velocity of an unladen swallow?\"}";
+    String workflowId =
+        accepted(
+                mvc.perform(
+                    post("/api/v1/questions")
+                        .contentType(MediaType.APPLICATION_JSON)
+                        .cookie(session)
+                        .with(peer("203.0.113.121"))
+                        .content(body)))
+            .get("workflowId")
+            .asText();
     String events = "/api/v1/questions/" + workflowId + "/events";
     List<MockHttpServletResponse> open = new ArrayList<>();
     for (int i = 0; i < 3; i++) { // a ticketed question's stream stays open for the person's reply
-      open.add(mvc.perform(get(events).cookie(session).with(peer("203.0.113." + (122 + i))))
-          .andExpect(request().asyncStarted()).andReturn().getResponse());
+      open.add(
+          mvc.perform(get(events).cookie(session).with(peer("203.0.113." + (122 + i))))
+              .andExpect(request().asyncStarted())
+              .andReturn()
+              .getResponse());
     }
     // a quiet stream still sends a comment line now and then, so a client that went away is noticed
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-        assertThat(open.get(0).getContentAsString()).contains(":keep-alive"));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> assertThat(open.get(0).getContentAsString()).contains(":keep-alive"));
     mvc.perform(get(events).cookie(session).with(peer("203.0.113.125")))
         .andExpect(status().isTooManyRequests())
         .andExpect(header().exists("Retry-After"))

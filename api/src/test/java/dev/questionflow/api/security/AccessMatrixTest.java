@@ -37,15 +37,21 @@ import org.springframework.test.web.servlet.MockMvc;
 import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilder;
 
 /**
- * Every endpoint against every kind of requester, on the embedded default with keys configured (so trial mode is
- * off): the expected status of each cell, and nothing changed by a refused request. Then the hostile cases.
+ * Every endpoint against every kind of requester, on the embedded default with keys configured (so
+ * trial mode is off): the expected status of each cell, and nothing changed by a refused request.
+ * Then the hostile cases.
  */
 @SpringBootTest(
     properties = {
       "spring.temporal.test-server.enabled=true",
       "cs.faq.index-dir=../data/faq-index",
-      "cs.security.caller-api-keys=backend-a:" + AccessMatrixTest.KEY_A + ",backend-b:" + AccessMatrixTest.KEY_B
-          + ",vip-app:" + AccessMatrixTest.KEY_VIP + ":VIP",
+      "cs.security.caller-api-keys=backend-a:"
+          + AccessMatrixTest.KEY_A
+          + ",backend-b:"
+          + AccessMatrixTest.KEY_B
+          + ",vip-app:"
+          + AccessMatrixTest.KEY_VIP
+          + ":VIP",
       "cs.security.staff-api-keys=alice:" + AccessMatrixTest.KEY_STAFF,
       "cs.security.admin-api-key=" + AccessMatrixTest.KEY_ADMIN,
       "cs.security.workflow-id-secret=matrix-test-secret-0123456789"
@@ -61,7 +67,14 @@ class AccessMatrixTest {
   static final String KEY_ADMIN = "admin-0123456789abcdef";
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  enum Who { NOBODY, CALLER_A, CALLER_B, VISITOR, STAFF, ADMIN }
+  enum Who {
+    NOBODY,
+    CALLER_A,
+    CALLER_B,
+    VISITOR,
+    STAFF,
+    ADMIN
+  }
 
   @Autowired MockMvc mvc;
   @Autowired WorkflowClient client;
@@ -75,7 +88,8 @@ class AccessMatrixTest {
 
   @BeforeAll
   void setUp() throws Exception {
-    MockHttpServletResponse session = mvc.perform(post("/api/v1/web-session")).andReturn().getResponse();
+    MockHttpServletResponse session =
+        mvc.perform(post("/api/v1/web-session")).andReturn().getResponse();
     assertThat(session.getStatus()).isEqualTo(200);
     visitorCookie = session.getCookie(WebSessions.COOKIE);
     assertThat(visitorCookie).isNotNull();
@@ -83,11 +97,18 @@ class AccessMatrixTest {
     assertThat(session.getHeader("Set-Cookie")).contains("SameSite=Strict");
     visitorId = JSON.readTree(session.getContentAsString()).get("visitorId").asText();
 
-    answeredOfA = accepted(ask(Who.CALLER_A, "u-a", "s-a", "m1", "I still have not received my new card"));
+    answeredOfA =
+        accepted(ask(Who.CALLER_A, "u-a", "s-a", "m1", "I still have not received my new card"));
     awaitStage(answeredOfA, "ANSWERED");
     for (int i = 0; i < 2; i++) {
       String workflowId =
-          accepted(ask(Who.CALLER_A, "u-a", "s-t" + i, "m1", "What is the airspeed velocity of an unladen swallow?"));
+          accepted(
+              ask(
+                  Who.CALLER_A,
+                  "u-a",
+                  "s-t" + i,
+                  "m1",
+                  "What is the airspeed velocity of an unladen swallow?"));
       ticketsOfA.add(awaitStage(workflowId, "TICKETED").at("/answer/ticketId").asText());
     }
   }
@@ -103,14 +124,28 @@ class AccessMatrixTest {
     };
   }
 
-  private MockHttpServletResponse ask(Who who, String user, String session, String msg, String text) throws Exception {
-    return askAs(who, "{\"sessionId\":\"" + session + "\",\"userId\":\"" + user + "\",\"clientMsgId\":\"" + msg
-        + "\",\"text\":\"" + text + "\"}");
+  private MockHttpServletResponse ask(Who who, String user, String session, String msg, String text)
+      throws Exception {
+    return askAs(
+        who,
+        "{\"sessionId\":\""
+            + session
+            + "\",\"userId\":\""
+            + user
+            + "\",\"clientMsgId\":\""
+            + msg
+            + "\",\"text\":\""
+            + text
+            + "\"}");
   }
 
   private MockHttpServletResponse askAs(Who who, String body) throws Exception {
-    return mvc.perform(as(who, post("/api/v1/questions").contentType(MediaType.APPLICATION_JSON).content(body)))
-        .andReturn().getResponse();
+    return mvc.perform(
+            as(
+                who,
+                post("/api/v1/questions").contentType(MediaType.APPLICATION_JSON).content(body)))
+        .andReturn()
+        .getResponse();
   }
 
   private static String accepted(MockHttpServletResponse response) throws Exception {
@@ -120,12 +155,18 @@ class AccessMatrixTest {
 
   private JsonNode awaitStage(String workflowId, String stage) {
     JsonNode[] last = new JsonNode[1];
-    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
-      MockHttpServletResponse response =
-          mvc.perform(as(Who.CALLER_A, get("/api/v1/questions/" + workflowId))).andReturn().getResponse();
-      last[0] = JSON.readTree(response.getContentAsString());
-      assertThat(last[0].path("stage").asText()).isEqualTo(stage);
-    });
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(100))
+        .untilAsserted(
+            () -> {
+              MockHttpServletResponse response =
+                  mvc.perform(as(Who.CALLER_A, get("/api/v1/questions/" + workflowId)))
+                      .andReturn()
+                      .getResponse();
+              last[0] = JSON.readTree(response.getContentAsString());
+              assertThat(last[0].path("stage").asText()).isEqualTo(stage);
+            });
     return last[0];
   }
 
@@ -133,7 +174,8 @@ class AccessMatrixTest {
     return mvc.perform(as(who, request)).andReturn().getResponse().getStatus();
   }
 
-  private void assertRow(String endpoint, Function<Who, MockHttpServletRequestBuilder> request, int... expected)
+  private void assertRow(
+      String endpoint, Function<Who, MockHttpServletRequestBuilder> request, int... expected)
       throws Exception {
     Map<Who, Integer> actual = new EnumMap<>(Who.class);
     Map<Who, Integer> wanted = new EnumMap<>(Who.class);
@@ -153,31 +195,75 @@ class AccessMatrixTest {
     String ticket = ticketsOfA.get(0);
     String runBefore = runId(answeredOfA);
     //                          NOBODY CALLER_A CALLER_B VISITOR STAFF ADMIN
-    assertRow("GET question", who -> get("/api/v1/questions/" + answeredOfA), 401, 200, 404, 404, 200, 200);
-    assertRow("GET events", who -> get("/api/v1/questions/" + answeredOfA + "/events"),
-        401, 200, 404, 404, 200, 200);
+    assertRow(
+        "GET question",
+        who -> get("/api/v1/questions/" + answeredOfA),
+        401,
+        200,
+        404,
+        404,
+        200,
+        200);
+    assertRow(
+        "GET events",
+        who -> get("/api/v1/questions/" + answeredOfA + "/events"),
+        401,
+        200,
+        404,
+        404,
+        200,
+        200);
     assertRow("GET tickets", who -> get("/api/v1/tickets"), 401, 403, 403, 403, 200, 200);
     assertRow("GET ticket", who -> get("/api/v1/tickets/" + ticket), 401, 403, 403, 403, 200, 200);
     assertRow("GET me", who -> get("/api/v1/me"), 401, 200, 200, 200, 200, 200);
-    // the in-process test server has no visibility store: the admin's 501 says the request got through
-    assertRow("GET admin dead letters", who -> get("/api/v1/admin/dead-letters"), 401, 403, 403, 403, 403, 501);
-    assertRow("GET admin history", who -> get("/api/v1/admin/questions/" + answeredOfA + "/history"),
-        401, 403, 403, 403, 403, 200);
-    // the admin's cell on an unknown question (404: it got through), everybody else's on a real one (refused)
-    assertRow("POST admin rerun",
-        who -> post("/api/v1/admin/questions/" + (who == Who.ADMIN ? "q-" + "0".repeat(32) : answeredOfA) + "/rerun")
-            .param("from", "START"),
-        401, 403, 403, 403, 403, 404);
+    // the in-process test server has no visibility store: the admin's 501 says the request got
+    // through
+    assertRow(
+        "GET admin dead letters",
+        who -> get("/api/v1/admin/dead-letters"),
+        401,
+        403,
+        403,
+        403,
+        403,
+        501);
+    assertRow(
+        "GET admin history",
+        who -> get("/api/v1/admin/questions/" + answeredOfA + "/history"),
+        401,
+        403,
+        403,
+        403,
+        403,
+        200);
+    // the admin's cell on an unknown question (404: it got through), everybody else's on a real one
+    // (refused)
+    assertRow(
+        "POST admin rerun",
+        who ->
+            post("/api/v1/admin/questions/"
+                    + (who == Who.ADMIN ? "q-" + "0".repeat(32) : answeredOfA)
+                    + "/rerun")
+                .param("from", "START"),
+        401,
+        403,
+        403,
+        403,
+        403,
+        404);
     assertThat(runId(answeredOfA)).as("no refused re-run reset the question").isEqualTo(runBefore);
     // the chat page's session cookie counts on the API only: on the actuator a visitor is nobody
     assertRow("GET prometheus", who -> get("/actuator/prometheus"), 401, 403, 403, 401, 403, 200);
     assertRow("GET metrics", who -> get("/actuator/metrics"), 401, 403, 403, 401, 403, 200);
-    assertRow("GET readiness", who -> get("/actuator/health/readiness"), 200, 200, 200, 200, 200, 200);
-    assertRow("GET liveness", who -> get("/actuator/health/liveness"), 200, 200, 200, 200, 200, 200);
+    assertRow(
+        "GET readiness", who -> get("/actuator/health/readiness"), 200, 200, 200, 200, 200, 200);
+    assertRow(
+        "GET liveness", who -> get("/actuator/health/liveness"), 200, 200, 200, 200, 200, 200);
     assertRow("POST web session", who -> post("/api/v1/web-session"), 200, 200, 200, 200, 200, 200);
     assertRow("GET chat page", who -> get("/"), 200, 200, 200, 200, 200, 200);
     assertRow("GET api docs (off)", who -> get("/v3/api-docs"), 404, 404, 404, 404, 404, 404);
     assertRow("GET staff console", who -> get("/staff"), 200, 200, 200, 200, 200, 200);
+    assertRow("GET pages' shared script", who -> get("/problem.js"), 200, 200, 200, 200, 200, 200);
   }
 
   @Test
@@ -188,8 +274,21 @@ class AccessMatrixTest {
       String user = who == Who.VISITOR ? visitorId : "u-" + who;
       actual.put(who, ask(who, user, "s-ask", msg, "How do I top up?").getStatus());
     }
-    assertThat(actual).isEqualTo(Map.of(Who.NOBODY, 401, Who.CALLER_A, 202, Who.CALLER_B, 202, Who.VISITOR, 202,
-        Who.STAFF, 403, Who.ADMIN, 403));
+    assertThat(actual)
+        .isEqualTo(
+            Map.of(
+                Who.NOBODY,
+                401,
+                Who.CALLER_A,
+                202,
+                Who.CALLER_B,
+                202,
+                Who.VISITOR,
+                202,
+                Who.STAFF,
+                403,
+                Who.ADMIN,
+                403));
     for (Requester refused : List.of(Requester.staff("alice"), Requester.admin("admin"))) {
       String wouldBe = ids.forMessage(refused, "u-" + refused.kind(), "s-ask", msg);
       assertThatThrownBy(() -> client.newUntypedWorkflowStub(wouldBe).describe())
@@ -203,23 +302,45 @@ class AccessMatrixTest {
     String ticket = ticketsOfA.get(0);
     String body = "{\"text\":\"A person answers.\"}";
     Function<Who, MockHttpServletRequestBuilder> reply =
-        who -> post("/api/v1/tickets/" + ticket + "/reply").contentType(MediaType.APPLICATION_JSON).content(body);
+        who ->
+            post("/api/v1/tickets/" + ticket + "/reply")
+                .contentType(MediaType.APPLICATION_JSON)
+                .content(body);
     for (Who who : List.of(Who.NOBODY, Who.CALLER_A, Who.CALLER_B, Who.VISITOR)) {
-      assertThat(status(who, reply.apply(who))).as("reply by %s", who).isEqualTo(who == Who.NOBODY ? 401 : 403);
+      assertThat(status(who, reply.apply(who)))
+          .as("reply by %s", who)
+          .isEqualTo(who == Who.NOBODY ? 401 : 403);
     }
-    assertThat(inbox.find(ticket)).get().extracting(Ticket::status).as("refused replies changed nothing")
+    assertThat(inbox.find(ticket))
+        .get()
+        .extracting(Ticket::status)
+        .as("refused replies changed nothing")
         .isEqualTo(Ticket.Status.OPEN);
 
     // an agent field is not the client's to choose: the body is strict
-    assertThat(status(Who.STAFF, post("/api/v1/tickets/" + ticket + "/reply").contentType(MediaType.APPLICATION_JSON)
-        .content("{\"agent\":\"mallory\",\"text\":\"x\"}"))).isEqualTo(400);
+    assertThat(
+            status(
+                Who.STAFF,
+                post("/api/v1/tickets/" + ticket + "/reply")
+                    .contentType(MediaType.APPLICATION_JSON)
+                    .content("{\"agent\":\"mallory\",\"text\":\"x\"}")))
+        .isEqualTo(400);
     assertThat(status(Who.STAFF, reply.apply(Who.STAFF))).isEqualTo(202);
     JsonNode answered = awaitStage(inboxWorkflow(ticket), "ANSWERED");
     assertThat(answered.at("/answer/level").asText()).isEqualTo("HUMAN");
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-        assertThat(inbox.find(ticket)).get().extracting(Ticket::agent).isEqualTo("alice"));
-    assertThat(status(Who.ADMIN, post("/api/v1/tickets/" + ticketsOfA.get(1) + "/reply")
-        .contentType(MediaType.APPLICATION_JSON).content(body))).as("admins are staff too").isEqualTo(202);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(inbox.find(ticket)).get().extracting(Ticket::agent).isEqualTo("alice"));
+    assertThat(
+            status(
+                Who.ADMIN,
+                post("/api/v1/tickets/" + ticketsOfA.get(1) + "/reply")
+                    .contentType(MediaType.APPLICATION_JSON)
+                    .content(body)))
+        .as("admins are staff too")
+        .isEqualTo(202);
   }
 
   private String inboxWorkflow(String ticketId) {
@@ -229,7 +350,9 @@ class AccessMatrixTest {
   @Test
   void hostileReadingAnotherCallersQuestionByItsIdIsNotFound() throws Exception {
     MockHttpServletResponse response =
-        mvc.perform(as(Who.CALLER_B, get("/api/v1/questions/" + answeredOfA))).andReturn().getResponse();
+        mvc.perform(as(Who.CALLER_B, get("/api/v1/questions/" + answeredOfA)))
+            .andReturn()
+            .getResponse();
     assertThat(response.getStatus()).isEqualTo(404);
     assertThat(response.getContentType()).contains("application/problem+json");
     assertThat(response.getContentAsString()).doesNotContain("card");
@@ -238,14 +361,23 @@ class AccessMatrixTest {
   @Test
   void hostileGuessingAnIdFromSessionAndMessageIdFindsNothing() throws Exception {
     // the old derivation: SHA-256 of session and message ID, which any customer could compute
-    String unkeyed = "q-" + HexFormat.of().formatHex(
-        MessageDigest.getInstance("SHA-256").digest("s-a\nm1".getBytes(StandardCharsets.UTF_8)), 0, 16);
+    String unkeyed =
+        "q-"
+            + HexFormat.of()
+                .formatHex(
+                    MessageDigest.getInstance("SHA-256")
+                        .digest("s-a\nm1".getBytes(StandardCharsets.UTF_8)),
+                    0,
+                    16);
     assertThat(unkeyed).isNotEqualTo(answeredOfA);
     for (Who who : List.of(Who.CALLER_A, Who.CALLER_B, Who.STAFF)) {
-      assertThat(status(who, get("/api/v1/questions/" + unkeyed))).as("unkeyed guess by %s", who).isEqualTo(404);
+      assertThat(status(who, get("/api/v1/questions/" + unkeyed)))
+          .as("unkeyed guess by %s", who)
+          .isEqualTo(404);
     }
     // the same message of the same user through another caller is another question
-    String sameMessageOfB = accepted(ask(Who.CALLER_B, "u-a", "s-a", "m1", "I still have not received my new card"));
+    String sameMessageOfB =
+        accepted(ask(Who.CALLER_B, "u-a", "s-a", "m1", "I still have not received my new card"));
     assertThat(sameMessageOfB).isNotEqualTo(answeredOfA);
     assertThat(status(Who.CALLER_A, get("/api/v1/questions/" + sameMessageOfB))).isEqualTo(404);
   }
@@ -253,52 +385,82 @@ class AccessMatrixTest {
   @Test
   void hostileClaimingVipWithoutPermissionIsForbiddenAndStartsNothing() throws Exception {
     String msg = "m-" + UUID.randomUUID();
-    String body = "{\"sessionId\":\"s-vip\",\"userId\":\"u-a\",\"clientMsgId\":\"" + msg
-        + "\",\"text\":\"How do I top up?\",\"tier\":\"VIP\"}";
+    String body =
+        "{\"sessionId\":\"s-vip\",\"userId\":\"u-a\",\"clientMsgId\":\""
+            + msg
+            + "\",\"text\":\"How do I top up?\",\"tier\":\"VIP\"}";
     MockHttpServletResponse refused = askAs(Who.CALLER_A, body);
     assertThat(refused.getStatus()).isEqualTo(403);
     assertThat(refused.getContentAsString()).contains("may not assert tier VIP");
-    String wouldBe = ids.forMessage(Requester.backend("backend-a", Tier.STANDARD), "u-a", "s-vip", msg);
+    String wouldBe =
+        ids.forMessage(Requester.backend("backend-a", Tier.STANDARD), "u-a", "s-vip", msg);
     assertThatThrownBy(() -> client.newUntypedWorkflowStub(wouldBe).describe())
         .isInstanceOf(WorkflowNotFoundException.class);
-    assertThat(askAs(Who.VISITOR, body.replace("u-a", visitorId)).getStatus()).as("web visitors").isEqualTo(403);
+    assertThat(askAs(Who.VISITOR, body.replace("u-a", visitorId)).getStatus())
+        .as("web visitors")
+        .isEqualTo(403);
 
-    MockHttpServletResponse allowed = mvc.perform(post("/api/v1/questions").contentType(MediaType.APPLICATION_JSON)
-        .header("Authorization", "Bearer " + KEY_VIP).content(body)).andReturn().getResponse();
+    MockHttpServletResponse allowed =
+        mvc.perform(
+                post("/api/v1/questions")
+                    .contentType(MediaType.APPLICATION_JSON)
+                    .header("Authorization", "Bearer " + KEY_VIP)
+                    .content(body))
+            .andReturn()
+            .getResponse();
     assertThat(allowed.getStatus()).as("a caller with :VIP").isEqualTo(202);
   }
 
   @Test
   void aWebVisitorAsksOnlyAsItself() throws Exception {
-    assertThat(ask(Who.VISITOR, "somebody-else", "s-v", "m1", "How do I top up?").getStatus()).isEqualTo(403);
+    assertThat(ask(Who.VISITOR, "somebody-else", "s-v", "m1", "How do I top up?").getStatus())
+        .isEqualTo(403);
     String mine = accepted(ask(Who.VISITOR, visitorId, "s-v", "m1", "How do I top up?"));
     assertThat(status(Who.VISITOR, get("/api/v1/questions/" + mine))).isEqualTo(200);
     assertThat(status(Who.CALLER_A, get("/api/v1/questions/" + mine))).isEqualTo(404);
     // a forged or expired session is no session
-    assertThat(status(Who.NOBODY, get("/api/v1/questions/" + mine).cookie(new Cookie(WebSessions.COOKIE,
-        visitorCookie.getValue().substring(0, visitorCookie.getValue().length() - 2) + "xx")))).isEqualTo(401);
+    assertThat(
+            status(
+                Who.NOBODY,
+                get("/api/v1/questions/" + mine)
+                    .cookie(
+                        new Cookie(
+                            WebSessions.COOKIE,
+                            visitorCookie
+                                    .getValue()
+                                    .substring(0, visitorCookie.getValue().length() - 2)
+                                + "xx"))))
+        .isEqualTo(401);
   }
 
   @Test
   void aStaleSessionCookieBreaksNoPublicPageAndRenewingKeepsAValidVisitor() throws Exception {
     Cookie stale = new Cookie(WebSessions.COOKIE, "not.a-session.token");
-    assertThat(mvc.perform(get("/").cookie(stale)).andReturn().getResponse().getStatus()).isEqualTo(200);
-    MockHttpServletResponse fresh = mvc.perform(post("/api/v1/web-session").cookie(stale)).andReturn().getResponse();
+    assertThat(mvc.perform(get("/").cookie(stale)).andReturn().getResponse().getStatus())
+        .isEqualTo(200);
+    MockHttpServletResponse fresh =
+        mvc.perform(post("/api/v1/web-session").cookie(stale)).andReturn().getResponse();
     assertThat(fresh.getStatus()).isEqualTo(200);
-    assertThat(JSON.readTree(fresh.getContentAsString()).get("visitorId").asText()).isNotEqualTo(visitorId);
+    assertThat(JSON.readTree(fresh.getContentAsString()).get("visitorId").asText())
+        .isNotEqualTo(visitorId);
 
     MockHttpServletResponse renewed =
         mvc.perform(post("/api/v1/web-session").cookie(visitorCookie)).andReturn().getResponse();
-    assertThat(JSON.readTree(renewed.getContentAsString()).get("visitorId").asText()).isEqualTo(visitorId);
+    assertThat(JSON.readTree(renewed.getContentAsString()).get("visitorId").asText())
+        .isEqualTo(visitorId);
     assertThat(renewed.getCookie(WebSessions.COOKIE).getValue()).isNotBlank();
   }
 
   @Test
   void healthDetailsAreForAdminsOnly() throws Exception {
-    String open = mvc.perform(get("/actuator/health")).andReturn().getResponse().getContentAsString();
+    String open =
+        mvc.perform(get("/actuator/health")).andReturn().getResponse().getContentAsString();
     assertThat(JSON.readTree(open).has("components")).as(open).isFalse();
-    String detailed = mvc.perform(as(Who.ADMIN, get("/actuator/health"))).andReturn().getResponse()
-        .getContentAsString();
+    String detailed =
+        mvc.perform(as(Who.ADMIN, get("/actuator/health")))
+            .andReturn()
+            .getResponse()
+            .getContentAsString();
     assertThat(JSON.readTree(detailed).has("components")).as(detailed).isTrue();
   }
 }

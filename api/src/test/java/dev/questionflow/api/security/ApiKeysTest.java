@@ -15,16 +15,24 @@ class ApiKeysTest {
   @Test
   void aKeyMayBeGivenPlainOrAsItsSha256AndCarriesItsNameAndTier() {
     String appDigest = HexFormat.of().formatHex(ApiKeys.sha256(APP_KEY));
-    ApiKeys keys = ApiKeys.parse("CALLER_API_KEYS", " webchat:" + WEB_KEY + " , app:sha256=" + appDigest + ":vip ,");
+    ApiKeys keys =
+        ApiKeys.parse(
+            "CALLER_API_KEYS", " webchat:" + WEB_KEY + " , app:sha256=" + appDigest + ":vip ,");
 
-    assertThat(keys.match(WEB_KEY)).get().satisfies(entry -> {
-      assertThat(entry.name()).isEqualTo("webchat");
-      assertThat(entry.maxTier()).isEqualTo(Tier.STANDARD);
-    });
-    assertThat(keys.match(APP_KEY)).get().satisfies(entry -> {
-      assertThat(entry.name()).isEqualTo("app");
-      assertThat(entry.maxTier()).isEqualTo(Tier.VIP);
-    });
+    assertThat(keys.match(WEB_KEY))
+        .get()
+        .satisfies(
+            entry -> {
+              assertThat(entry.name()).isEqualTo("webchat");
+              assertThat(entry.maxTier()).isEqualTo(Tier.STANDARD);
+            });
+    assertThat(keys.match(APP_KEY))
+        .get()
+        .satisfies(
+            entry -> {
+              assertThat(entry.name()).isEqualTo("app");
+              assertThat(entry.maxTier()).isEqualTo(Tier.VIP);
+            });
     assertThat(keys.match("sha256=" + appDigest)).as("the digest itself is not the key").isEmpty();
     assertThat(keys.match(WEB_KEY + " ")).isEmpty();
     assertThat(keys.match("")).isEmpty();
@@ -32,32 +40,58 @@ class ApiKeysTest {
 
   @Test
   void aMalformedEntryStopsTheStartWithTheVariableNamed() {
-    for (String spec : new String[] {
-        "webchat", "webchat:", "web chat:" + WEB_KEY, "webchat:" + WEB_KEY + ":GOLD", "a:b:VIP:x",
-        "webchat:sha256=abc", "webchat:eyJh.eyJz.c2ln", "web:" + WEB_KEY, "Local:" + WEB_KEY}) {
+    for (String spec :
+        new String[] {
+          "webchat",
+          "webchat:",
+          "web chat:" + WEB_KEY,
+          "webchat:" + WEB_KEY + ":GOLD",
+          "a:b:VIP:x",
+          "webchat:sha256=abc",
+          "webchat:eyJh.eyJz.c2ln",
+          "web:" + WEB_KEY,
+          "Local:" + WEB_KEY
+        }) {
       assertThatThrownBy(() -> ApiKeys.parse("CALLER_API_KEYS", spec))
-          .as(spec).isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("CALLER_API_KEYS:");
+          .as(spec)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageStartingWith("CALLER_API_KEYS:");
     }
   }
 
   @Test
   void aMalformedEntryIsNamedByItsPositionNotItsText() {
-    // "name:" forgotten: the whole entry is the key, and must not end up in the start-up error's log line
-    assertThatThrownBy(() -> ApiKeys.parse("CALLER_API_KEYS", "webchat:" + WEB_KEY + ",3f9a0b1c2d3e4f5a6b7c"))
-        .hasMessage("CALLER_API_KEYS: entry 2 is not name:key or name:key:VIP (a name of letters, digits and . _ @ -)");
+    // "name:" forgotten: the whole entry is the key, and must not end up in the start-up error's
+    // log line
+    assertThatThrownBy(
+            () -> ApiKeys.parse("CALLER_API_KEYS", "webchat:" + WEB_KEY + ",3f9a0b1c2d3e4f5a6b7c"))
+        .hasMessage(
+            "CALLER_API_KEYS: entry 2 is not name:key or name:key:VIP (a name of letters, digits and . _ @ -)");
   }
 
   @Test
   void oneKeyUnderTwoNamesOrRolesStopsTheStart() {
     ApiKeys callers = ApiKeys.parse("CALLER_API_KEYS", "webchat:" + WEB_KEY);
     ApiKeys staff = ApiKeys.parse("STAFF_API_KEYS", "alice:" + APP_KEY);
-    ApiKeys.requireDistinct(callers, staff, ApiKeys.single("ADMIN_API_KEY", "admin", "admin-0123456789abcdef"));
-    assertThatThrownBy(() -> ApiKeys.requireDistinct(callers, staff, ApiKeys.single("ADMIN_API_KEY", "admin", WEB_KEY)))
-        .hasMessageContaining("CALLER_API_KEYS webchat").hasMessageContaining("ADMIN_API_KEY admin");
-    assertThatThrownBy(() -> ApiKeys.requireDistinct(
-            ApiKeys.parse("STAFF_API_KEYS", "alice:" + APP_KEY + ",bob:sha256="
-                + HexFormat.of().formatHex(ApiKeys.sha256(APP_KEY)))))
-        .hasMessageContaining("alice").hasMessageContaining("bob");
+    ApiKeys.requireDistinct(
+        callers, staff, ApiKeys.single("ADMIN_API_KEY", "admin", "admin-0123456789abcdef"));
+    assertThatThrownBy(
+            () ->
+                ApiKeys.requireDistinct(
+                    callers, staff, ApiKeys.single("ADMIN_API_KEY", "admin", WEB_KEY)))
+        .hasMessageContaining("CALLER_API_KEYS webchat")
+        .hasMessageContaining("ADMIN_API_KEY admin");
+    assertThatThrownBy(
+            () ->
+                ApiKeys.requireDistinct(
+                    ApiKeys.parse(
+                        "STAFF_API_KEYS",
+                        "alice:"
+                            + APP_KEY
+                            + ",bob:sha256="
+                            + HexFormat.of().formatHex(ApiKeys.sha256(APP_KEY)))))
+        .hasMessageContaining("alice")
+        .hasMessageContaining("bob");
   }
 
   @Test
@@ -65,7 +99,11 @@ class ApiKeysTest {
     assertThat(ApiKeys.parse("STAFF_API_KEYS", null).isEmpty()).isTrue();
     assertThat(ApiKeys.parse("STAFF_API_KEYS", " ").isEmpty()).isTrue();
     assertThat(ApiKeys.single("ADMIN_API_KEY", "admin", "").isEmpty()).isTrue();
-    assertThat(ApiKeys.single("ADMIN_API_KEY", "admin", "x:y,z " + WEB_KEY).match("x:y,z " + WEB_KEY))
-        .as("the admin key may hold any character").get().extracting(ApiKeys.Entry::name).isEqualTo("admin");
+    assertThat(
+            ApiKeys.single("ADMIN_API_KEY", "admin", "x:y,z " + WEB_KEY).match("x:y,z " + WEB_KEY))
+        .as("the admin key may hold any character")
+        .get()
+        .extracting(ApiKeys.Entry::name)
+        .isEqualTo("admin");
   }
 }

@@ -25,17 +25,25 @@ import org.springframework.security.oauth2.jwt.NimbusJwtEncoder;
 import org.springframework.security.oauth2.server.resource.InvalidBearerTokenException;
 import org.springframework.security.oauth2.server.resource.authentication.BearerTokenAuthenticationToken;
 
-/** Each token goes to its own checker, and an identity provider that is away is a 503, not a 500 or a 401. */
+/**
+ * Each token goes to its own checker, and an identity provider that is away is a 503, not a 500 or
+ * a 401.
+ */
 class BearerTokenRouterTest {
 
   private static final String ISSUER = "https://idp.example.test/realms/support";
 
   private final AtomicInteger oidcCalls = new AtomicInteger();
   private final WebSessions sessions =
-      new WebSessions(ServerSecret.of("router-test-secret-0123456789", null), Duration.ofHours(1), Clock.systemUTC());
-  private final AuthenticationProvider apiKeys = new ApiKeyAuthenticationProvider(
-      ApiKeys.parse("CALLER_API_KEYS", "webchat:router-key-0123456789"), ApiKeys.parse("STAFF_API_KEYS", ""),
-      ApiKeys.single("ADMIN_API_KEY", "admin", ""));
+      new WebSessions(
+          ServerSecret.of("router-test-secret-0123456789", null),
+          Duration.ofHours(1),
+          Clock.systemUTC());
+  private final AuthenticationProvider apiKeys =
+      new ApiKeyAuthenticationProvider(
+          ApiKeys.parse("CALLER_API_KEYS", "webchat:router-key-0123456789"),
+          ApiKeys.parse("STAFF_API_KEYS", ""),
+          ApiKeys.single("ADMIN_API_KEY", "admin", ""));
 
   /** An OIDC provider whose key set is on a port nobody listens on. */
   private AuthenticationProvider unreachableIdentityProvider() throws Exception {
@@ -43,8 +51,15 @@ class BearerTokenRouterTest {
     try (ServerSocket socket = new ServerSocket(0)) {
       closedPort = socket.getLocalPort();
     }
-    AuthenticationProvider real = StaffJwt.authenticationProvider(new SecurityProperties.Jwt(
-        ISSUER, "http://127.0.0.1:" + closedPort + "/certs", "questionflow", null, null, null));
+    AuthenticationProvider real =
+        StaffJwt.authenticationProvider(
+            new SecurityProperties.Jwt(
+                ISSUER,
+                "http://127.0.0.1:" + closedPort + "/certs",
+                "questionflow",
+                null,
+                null,
+                null));
     return new AuthenticationProvider() {
       @Override
       public Authentication authenticate(Authentication authentication) {
@@ -67,36 +82,56 @@ class BearerTokenRouterTest {
     KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
     generator.initialize(2048);
     var keys = generator.generateKeyPair();
-    NimbusJwtEncoder encoder = NimbusJwtEncoder
-        .withKeyPair((RSAPublicKey) keys.getPublic(), (RSAPrivateKey) keys.getPrivate()).build();
-    JwtClaimsSet claims = JwtClaimsSet.builder().issuer(ISSUER).subject("bob").audience(java.util.List.of("questionflow"))
-        .expiresAt(Instant.now().plusSeconds(600)).build();
-    return encoder.encode(JwtEncoderParameters.from(JwsHeader.with(SignatureAlgorithm.RS256).build(), claims))
+    NimbusJwtEncoder encoder =
+        NimbusJwtEncoder.withKeyPair(
+                (RSAPublicKey) keys.getPublic(), (RSAPrivateKey) keys.getPrivate())
+            .build();
+    JwtClaimsSet claims =
+        JwtClaimsSet.builder()
+            .issuer(ISSUER)
+            .subject("bob")
+            .audience(java.util.List.of("questionflow"))
+            .expiresAt(Instant.now().plusSeconds(600))
+            .build();
+    return encoder
+        .encode(JwtEncoderParameters.from(JwsHeader.with(SignatureAlgorithm.RS256).build(), claims))
         .getTokenValue();
   }
 
   @Test
   void eachKindOfTokenReachesOnlyItsOwnChecker() throws Exception {
     BearerTokenRouter router =
-        new BearerTokenRouter(apiKeys, sessions.authenticationProvider(), unreachableIdentityProvider());
+        new BearerTokenRouter(
+            apiKeys, sessions.authenticationProvider(), unreachableIdentityProvider());
 
-    assertThat(((Requester) router.authenticate(bearer("router-key-0123456789")).getPrincipal()).name()).isEqualTo("webchat");
+    assertThat(
+            ((Requester) router.authenticate(bearer("router-key-0123456789")).getPrincipal())
+                .name())
+        .isEqualTo("webchat");
     assertThatThrownBy(() -> router.authenticate(bearer("mistyped-key-0123456789")))
         .isInstanceOf(BadCredentialsException.class);
     WebSessions.Issued session = sessions.issue();
-    assertThat(((Requester) router.authenticate(bearer(session.token())).getPrincipal()).visitorId()).isEqualTo(session.visitorId());
-    assertThatThrownBy(() -> router.authenticate(bearer("a.b.c"))).isInstanceOf(InvalidBearerTokenException.class);
-    assertThat(oidcCalls).as("neither keys nor our sessions went to the identity provider").hasValue(0);
+    assertThat(
+            ((Requester) router.authenticate(bearer(session.token())).getPrincipal()).visitorId())
+        .isEqualTo(session.visitorId());
+    assertThatThrownBy(() -> router.authenticate(bearer("a.b.c")))
+        .isInstanceOf(InvalidBearerTokenException.class);
+    assertThat(oidcCalls)
+        .as("neither keys nor our sessions went to the identity provider")
+        .hasValue(0);
   }
 
   @Test
   void anIdentityProviderThatIsAwayMakesA503WithRetryAfter() throws Exception {
     BearerTokenRouter router =
-        new BearerTokenRouter(apiKeys, sessions.authenticationProvider(), unreachableIdentityProvider());
+        new BearerTokenRouter(
+            apiKeys, sessions.authenticationProvider(), unreachableIdentityProvider());
     String token = idpToken();
 
-    var failure = org.assertj.core.api.Assertions.catchThrowableOfType(
-        BearerTokenRouter.IdentityProviderUnavailableException.class, () -> router.authenticate(bearer(token)));
+    var failure =
+        org.assertj.core.api.Assertions.catchThrowableOfType(
+            BearerTokenRouter.IdentityProviderUnavailableException.class,
+            () -> router.authenticate(bearer(token)));
     assertThat(failure).isNotNull();
     MockHttpServletResponse response = new MockHttpServletResponse();
     ProblemResponses.unauthorized().commence(new MockHttpServletRequest(), response, failure);
@@ -107,7 +142,9 @@ class BearerTokenRouterTest {
 
   @Test
   void withoutOidcAForeignJwtIsSimplyNotOurs() throws Exception {
-    BearerTokenRouter router = new BearerTokenRouter(apiKeys, sessions.authenticationProvider(), null);
-    assertThatThrownBy(() -> router.authenticate(bearer(idpToken()))).isInstanceOf(InvalidBearerTokenException.class);
+    BearerTokenRouter router =
+        new BearerTokenRouter(apiKeys, sessions.authenticationProvider(), null);
+    assertThatThrownBy(() -> router.authenticate(bearer(idpToken())))
+        .isInstanceOf(InvalidBearerTokenException.class);
   }
 }

@@ -32,8 +32,8 @@ import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.servlet.MockMvc;
 
 /**
- * Staff and admins signed in with an OIDC provider: the tests sign their own JWTs with a local RSA key and serve its
- * JWK set from a local HTTP server, as an identity provider would.
+ * Staff and admins signed in with an OIDC provider: the tests sign their own JWTs with a local RSA
+ * key and serve its JWK set from a local HTTP server, as an identity provider would.
  */
 @SpringBootTest(
     properties = {
@@ -59,7 +59,8 @@ class StaffJwtTest {
   @DynamicPropertySource
   static void identityProvider(DynamicPropertyRegistry registry) {
     registry.add("cs.security.jwt.issuer-uri", () -> ISSUER);
-    registry.add("cs.security.jwt.jwk-set-uri",
+    registry.add(
+        "cs.security.jwt.jwk-set-uri",
         () -> "http://127.0.0.1:" + IDP.getAddress().getPort() + "/protocol/openid-connect/certs");
   }
 
@@ -81,15 +82,19 @@ class StaffJwtTest {
   private static HttpServer jwkServer() {
     try {
       HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-      byte[] jwks = new JWKSet(new RSAKey.Builder((RSAPublicKey) KEYS.getPublic()).keyID("k1").build())
-          .toString().getBytes(StandardCharsets.UTF_8);
-      server.createContext("/protocol/openid-connect/certs", exchange -> {
-        JWKS_FETCHES.incrementAndGet();
-        exchange.getResponseHeaders().add("Content-Type", "application/json");
-        exchange.sendResponseHeaders(200, jwks.length);
-        exchange.getResponseBody().write(jwks);
-        exchange.close();
-      });
+      byte[] jwks =
+          new JWKSet(new RSAKey.Builder((RSAPublicKey) KEYS.getPublic()).keyID("k1").build())
+              .toString()
+              .getBytes(StandardCharsets.UTF_8);
+      server.createContext(
+          "/protocol/openid-connect/certs",
+          exchange -> {
+            JWKS_FETCHES.incrementAndGet();
+            exchange.getResponseHeaders().add("Content-Type", "application/json");
+            exchange.sendResponseHeaders(200, jwks.length);
+            exchange.getResponseBody().write(jwks);
+            exchange.close();
+          });
       server.start();
       return server;
     } catch (Exception e) {
@@ -101,27 +106,36 @@ class StaffJwtTest {
     return token(keys, issuer, AUDIENCE, expires, groups);
   }
 
-  private static String token(KeyPair keys, String issuer, String audience, Instant expires, List<String> groups) {
-    JwtClaimsSet.Builder claims = JwtClaimsSet.builder()
-        .issuer(issuer)
-        .audience(List.of(audience))
-        .subject("0f9c-user")
-        .claim("preferred_username", "bob")
-        .issuedAt(expires.minus(Duration.ofHours(1)))
-        .expiresAt(expires);
+  private static String token(
+      KeyPair keys, String issuer, String audience, Instant expires, List<String> groups) {
+    JwtClaimsSet.Builder claims =
+        JwtClaimsSet.builder()
+            .issuer(issuer)
+            .audience(List.of(audience))
+            .subject("0f9c-user")
+            .claim("preferred_username", "bob")
+            .issuedAt(expires.minus(Duration.ofHours(1)))
+            .expiresAt(expires);
     if (groups != null) {
       claims.claim("realm_access", Map.of("roles", groups));
     }
     NimbusJwtEncoder encoder =
-        NimbusJwtEncoder.withKeyPair((RSAPublicKey) keys.getPublic(), (RSAPrivateKey) keys.getPrivate())
+        NimbusJwtEncoder.withKeyPair(
+                (RSAPublicKey) keys.getPublic(), (RSAPrivateKey) keys.getPrivate())
             .jwkPostProcessor(jwk -> jwk.keyID("k1"))
             .build();
-    return encoder.encode(JwtEncoderParameters.from(JwsHeader.with(SignatureAlgorithm.RS256).keyId("k1").build(),
-        claims.build())).getTokenValue();
+    return encoder
+        .encode(
+            JwtEncoderParameters.from(
+                JwsHeader.with(SignatureAlgorithm.RS256).keyId("k1").build(), claims.build()))
+        .getTokenValue();
   }
 
   private int status(String path, String token) throws Exception {
-    return mvc.perform(get(path).header("Authorization", "Bearer " + token)).andReturn().getResponse().getStatus();
+    return mvc.perform(get(path).header("Authorization", "Bearer " + token))
+        .andReturn()
+        .getResponse()
+        .getStatus();
   }
 
   private static Instant inAnHour() {
@@ -133,23 +147,32 @@ class StaffJwtTest {
     String staff = token(KEYS, ISSUER, inAnHour(), List.of("support"));
     assertThat(status("/api/v1/tickets", staff)).isEqualTo(200);
     assertThat(status("/api/v1/admin/dead-letters", staff)).isEqualTo(403);
-    assertThat(mvc.perform(get("/api/v1/me").header("Authorization", "Bearer " + staff)).andReturn().getResponse()
-        .getContentAsString()).contains("\"name\":\"bob\"").contains("\"kind\":\"STAFF\"");
-    assertThat(JWKS_FETCHES.get()).as("the keys came from the identity provider's JWK set").isPositive();
+    assertThat(
+            mvc.perform(get("/api/v1/me").header("Authorization", "Bearer " + staff))
+                .andReturn()
+                .getResponse()
+                .getContentAsString())
+        .contains("\"name\":\"bob\"")
+        .contains("\"kind\":\"STAFF\"");
+    assertThat(JWKS_FETCHES.get())
+        .as("the keys came from the identity provider's JWK set")
+        .isPositive();
   }
 
   @Test
   void anAdminTokenOpensTheAdminApiAndTheActuator() throws Exception {
     String admin = token(KEYS, ISSUER, inAnHour(), List.of("support", "ops"));
     // an unknown question's history: 404 means the admin API let the token through
-    assertThat(status("/api/v1/admin/questions/q-" + "0".repeat(32) + "/history", admin)).isEqualTo(404);
+    assertThat(status("/api/v1/admin/questions/q-" + "0".repeat(32) + "/history", admin))
+        .isEqualTo(404);
     assertThat(status("/actuator/prometheus", admin)).isEqualTo(200);
     assertThat(status("/api/v1/tickets", admin)).isEqualTo(200);
   }
 
   @Test
   void anExpiredTokenIsRefused() throws Exception {
-    String expired = token(KEYS, ISSUER, Instant.now().minus(Duration.ofMinutes(10)), List.of("support"));
+    String expired =
+        token(KEYS, ISSUER, Instant.now().minus(Duration.ofMinutes(10)), List.of("support"));
     assertThat(status("/api/v1/tickets", expired)).isEqualTo(401);
   }
 

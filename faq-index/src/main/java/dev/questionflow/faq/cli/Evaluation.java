@@ -9,12 +9,18 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Reads labelled files for {@code bin/faq eval}; the measuring itself is {@link dev.questionflow.faq.FaqEvaluation}. */
+/**
+ * Reads labelled files for {@code bin/faq eval}; the measuring itself is {@link
+ * dev.questionflow.faq.FaqEvaluation}.
+ */
 final class Evaluation {
 
   private Evaluation() {}
 
-  /** Out-of-scope questions: the first column of each line; a first line {@code text} (or {@code text<TAB>…}) is a header. */
+  /**
+   * Out-of-scope questions: the first column of each line; a first line {@code text} (or {@code
+   * text<TAB>…}) is a header.
+   */
   static List<String> readTexts(Path file) {
     try {
       List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
@@ -31,7 +37,9 @@ final class Evaluation {
     }
   }
 
-  /** Reads {@code text<TAB>label} lines; a first line starting with {@code text<TAB>} is a header. */
+  /**
+   * Reads {@code text<TAB>label} lines; a first line starting with {@code text<TAB>} is a header.
+   */
   static List<LabeledQuestion> readLabeled(Path file) {
     try {
       List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);

@@ -74,8 +74,9 @@ public final class FaqCli {
       case "index" -> {
         long started = System.nanoTime();
         try (Matchers.Opened matcher = Matchers.open(pack, options.level, options.indexDir, err)) {
-          err.printf("index for pack %s (%s) ready in %d ms%n", pack.id(), matcher.matcher().level(),
-              (System.nanoTime() - started) / 1_000_000);
+          err.printf(
+              "index for pack %s (%s) ready in %d ms%n",
+              pack.id(), matcher.matcher().level(), (System.nanoTime() - started) / 1_000_000);
         }
         return 0;
       }
@@ -91,12 +92,17 @@ public final class FaqCli {
         FaqPack unseen = FaqEvaluation.withoutPhrasings(pack, FaqEvaluation.texts(labeled));
         long started = System.nanoTime();
         // a separate directory: the stored index of the full pack stays as it is
-        try (Matchers.Opened matcher = Matchers.open(unseen, options.level, options.indexDir.resolve("eval"), err)) {
-          FaqEvaluation.Report report = FaqEvaluation.evaluate(matcher.matcher(), labeled, outOfScope);
-          out.printf("pack %s, level %s, labelled %s (unseen: removed from the phrasings), out of scope %s%n",
+        try (Matchers.Opened matcher =
+            Matchers.open(unseen, options.level, options.indexDir.resolve("eval"), err)) {
+          FaqEvaluation.Report report =
+              FaqEvaluation.evaluate(matcher.matcher(), labeled, outOfScope);
+          out.printf(
+              "pack %s, level %s, labelled %s (unseen: removed from the phrasings), out of scope %s%n",
               pack.id(), matcher.matcher().level(), options.labeled, options.oos);
           out.print(report.summary());
-          out.printf("evaluated in %d ms (index build or reuse included)%n", (System.nanoTime() - started) / 1_000_000);
+          out.printf(
+              "evaluated in %d ms (index build or reuse included)%n",
+              (System.nanoTime() - started) / 1_000_000);
         }
         return 0;
       }
@@ -145,7 +151,8 @@ public final class FaqCli {
 
   private static List<String> readLines() {
     try {
-      BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+      BufferedReader in =
+          new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
       return in.lines().toList();
     } catch (UncheckedIOException e) {
       throw new IllegalStateException("cannot read stdin", e);

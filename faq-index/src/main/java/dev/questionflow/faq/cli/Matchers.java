@@ -24,7 +24,10 @@ final class Matchers {
 
   private Matchers() {}
 
-  /** The layout the app uses too: {@code <indexDir>/<pack>/keyword} and {@code <indexDir>/<pack>/semantic}. */
+  /**
+   * The layout the app uses too: {@code <indexDir>/<pack>/keyword} and {@code
+   * <indexDir>/<pack>/semantic}.
+   */
   static Opened open(FaqPack pack, String level, Path indexDir, PrintStream log) {
     Path packDir = indexDir.resolve(pack.id());
     if ("keyword".equals(level)) {

@@ -16,7 +16,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** bin/faq's commands at the keyword level (no model needed): output shape, order, abstention, eval figures. */
+/**
+ * bin/faq's commands at the keyword level (no model needed): output shape, order, abstention, eval
+ * figures.
+ */
 class FaqCliTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -37,14 +40,27 @@ class FaqCliTest {
 
   @Test
   void matchPrintsOneJsonLinePerQuestionInInputOrder() throws Exception {
-    String questions = String.join("\n", List.of(
-        "I still have not received my new card",
-        "What is the airspeed velocity of an unladen swallow?",
-        "",
-        "How do I top up with cash?"));
+    String questions =
+        String.join(
+            "\n",
+            List.of(
+                "I still have not received my new card",
+                "What is the airspeed velocity of an unladen swallow?",
+                "",
+                "How do I top up with cash?"));
 
-    List<String> lines = run(questions, "match", "--pack", "banking77", "--level", "keyword",
-        "--index-dir", indexDir.toString()).lines().toList();
+    List<String> lines =
+        run(
+                questions,
+                "match",
+                "--pack",
+                "banking77",
+                "--level",
+                "keyword",
+                "--index-dir",
+                indexDir.toString())
+            .lines()
+            .toList();
 
     assertThat(lines).hasSize(4);
     JsonNode first = JSON.readTree(lines.get(0));
@@ -53,22 +69,41 @@ class FaqCliTest {
     assertThat(first.get("level").asText()).isEqualTo("keyword");
     assertThat(first.get("score").asDouble()).isBetween(0.0, 1.0);
     assertThat(JSON.readTree(lines.get(1)).get("faqId").isNull()).isTrue();
-    assertThat(JSON.readTree(lines.get(2)).get("faqId").isNull()).as("an empty line abstains").isTrue();
-    assertThat(JSON.readTree(lines.get(3)).get("text").asText()).isEqualTo("How do I top up with cash?");
+    assertThat(JSON.readTree(lines.get(2)).get("faqId").isNull())
+        .as("an empty line abstains")
+        .isTrue();
+    assertThat(JSON.readTree(lines.get(3)).get("text").asText())
+        .isEqualTo("How do I top up with cash?");
   }
 
   @Test
   void evalRemovesTheLabelledQuestionsAndReportsAccuracyAndAbstention() throws Exception {
     Path labeled = indexDir.resolve("labeled.tsv");
-    Files.writeString(labeled, "text\tlabel\nI still have not received my new card\tcard_arrival\n"
-        + "My card still hasn't arrived after 2 weeks. Is it lost?\tcard_arrival\n");
+    Files.writeString(
+        labeled,
+        "text\tlabel\nI still have not received my new card\tcard_arrival\n"
+            + "My card still hasn't arrived after 2 weeks. Is it lost?\tcard_arrival\n");
     Path oos = indexDir.resolve("oos.tsv");
     Files.writeString(oos, "text\nWhat is the airspeed velocity of an unladen swallow?\n");
 
-    String report = run("", "eval", "--pack", "banking77", "--level", "keyword", "--labeled", labeled.toString(),
-        "--oos", oos.toString(), "--index-dir", indexDir.toString());
+    String report =
+        run(
+            "",
+            "eval",
+            "--pack",
+            "banking77",
+            "--level",
+            "keyword",
+            "--labeled",
+            labeled.toString(),
+            "--oos",
+            oos.toString(),
+            "--index-dir",
+            indexDir.toString());
 
-    assertThat(report).contains("in-scope questions            2").contains("OOS abstention                 100.00%");
+    assertThat(report)
+        .contains("in-scope questions            2")
+        .contains("OOS abstention                 100.00%");
     assertThat(report).containsPattern("top-1 accuracy \\(no abstention\\) (50|100)\\.00%");
   }
 
@@ -77,7 +112,8 @@ class FaqCliTest {
     assertThatThrownBy(() -> run("", "match")).hasMessageContaining("--pack is required");
     assertThatThrownBy(() -> run("", "match", "--pack", "banking77", "--level", "fuzzy"))
         .hasMessageContaining("semantic or keyword");
-    assertThatThrownBy(() -> run("", "eval", "--pack", "banking77", "--labeled", "/nonexistent.tsv"))
+    assertThatThrownBy(
+            () -> run("", "eval", "--pack", "banking77", "--labeled", "/nonexistent.tsv"))
         .hasMessageContaining("no such file");
   }
 }

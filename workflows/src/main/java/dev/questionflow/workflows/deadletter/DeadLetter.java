@@ -8,4 +8,8 @@ import dev.questionflow.workflows.question.QuestionPolicy.DeadLetterPolicy;
  * @param attempts failed redeliveries so far (carried over continue-as-new)
  */
 public record DeadLetter(
-    String ticketId, String questionWorkflowId, String reason, int attempts, DeadLetterPolicy policy) {}
+    String ticketId,
+    String questionWorkflowId,
+    String reason,
+    int attempts,
+    DeadLetterPolicy policy) {}

@@ -7,4 +7,8 @@ package dev.questionflow.workflows.deadletter;
  * @param nextAttemptInSeconds wait before the next attempt (0 while delivering or once delivered)
  */
 public record DeadLetterStatus(
-    String ticketId, boolean delivered, int attempts, String lastError, long nextAttemptInSeconds) {}
+    String ticketId,
+    boolean delivered,
+    int attempts,
+    String lastError,
+    long nextAttemptInSeconds) {}

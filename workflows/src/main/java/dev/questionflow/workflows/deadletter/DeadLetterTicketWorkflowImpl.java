@@ -9,10 +9,11 @@ import java.time.Duration;
 import org.slf4j.Logger;
 
 /**
- * Redelivers until the helpdesk takes the ticket. Each round is one DeliverTicket activity (its own short retry
- * policy from application.yml) followed, on failure, by a durable timer (doubling up to the policy's cap) that a
- * {@code redrive} signal cuts short. The history grows by a handful of events per round; after
- * {@value #ROUNDS_PER_RUN} rounds the workflow continues as new to keep it small.
+ * Redelivers until the helpdesk takes the ticket. Each round is one DeliverTicket activity (its own
+ * short retry policy from application.yml) followed, on failure, by a durable timer (doubling up to
+ * the policy's cap) that a {@code redrive} signal cuts short. The history grows by a handful of
+ * events per round; after {@value #ROUNDS_PER_RUN} rounds the workflow continues as new to keep it
+ * small.
  */
 public class DeadLetterTicketWorkflowImpl implements DeadLetterTicketWorkflow {
 
@@ -33,12 +34,18 @@ public class DeadLetterTicketWorkflowImpl implements DeadLetterTicketWorkflow {
     ticketId = deadLetter.ticketId();
     attempts = deadLetter.attempts();
     lastError = deadLetter.reason();
-    DeadLetterPolicy policy = deadLetter.policy() == null ? DeadLetterPolicy.defaults() : deadLetter.policy();
+    DeadLetterPolicy policy =
+        deadLetter.policy() == null ? DeadLetterPolicy.defaults() : deadLetter.policy();
     Workflow.upsertTypedSearchAttributes(SearchAttributes.STAGE.valueSet("DEAD_LETTER"));
     if (deadLetter.attempts() == 0) {
-      // the alert: a counter for the dead-letter alert rule and one ERROR line (not repeated on replay)
+      // the alert: a counter for the dead-letter alert rule and one ERROR line (not repeated on
+      // replay)
       Workflow.getMetricsScope().counter("cs_dead_letters_total").inc(1);
-      log.error("ticket {} of {} is a dead letter: {}", ticketId, deadLetter.questionWorkflowId(), lastError);
+      log.error(
+          "ticket {} of {} is a dead letter: {}",
+          ticketId,
+          deadLetter.questionWorkflowId(),
+          lastError);
     }
     for (int round = 0; round < ROUNDS_PER_RUN; round++) {
       try {
@@ -57,8 +64,15 @@ public class DeadLetterTicketWorkflowImpl implements DeadLetterTicketWorkflow {
       nextAttemptInSeconds = backoffSeconds(policy, attempts);
       // one line for a person in the Web UI (a query, no history event)
       Workflow.setCurrentDetails(
-          "ticket " + ticketId + " not delivered after " + attempts + " attempts (" + lastError + "); next try in "
-              + nextAttemptInSeconds + " s, or at once on the redrive signal");
+          "ticket "
+              + ticketId
+              + " not delivered after "
+              + attempts
+              + " attempts ("
+              + lastError
+              + "); next try in "
+              + nextAttemptInSeconds
+              + " s, or at once on the redrive signal");
       Workflow.await(Duration.ofSeconds(nextAttemptInSeconds), () -> redriveRequested);
       redriveRequested = false;
     }
@@ -84,5 +98,4 @@ public class DeadLetterTicketWorkflowImpl implements DeadLetterTicketWorkflow {
   public DeadLetterStatus status() {
     return new DeadLetterStatus(ticketId, delivered, attempts, lastError, nextAttemptInSeconds);
   }
-
 }

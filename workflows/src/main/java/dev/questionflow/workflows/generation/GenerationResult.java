@@ -1,8 +1,8 @@
 package dev.questionflow.workflows.generation;
 
 /**
- * @param outcome ANSWERED with text, or NOT_CONFIGURED when no model endpoint is set (the ladder moves on; no text
- *     is invented)
+ * @param outcome ANSWERED with text, or NOT_CONFIGURED when no model endpoint is set (the ladder
+ *     moves on; no text is invented)
  */
 public record GenerationResult(Outcome outcome, String text, String model) {
 

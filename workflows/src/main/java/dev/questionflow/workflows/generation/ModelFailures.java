@@ -3,22 +3,26 @@ package dev.questionflow.workflows.generation;
 import java.util.List;
 
 /**
- * The error taxonomy of model calls: the {@code ApplicationFailure} types the generation activity throws. Which of
- * them Temporal retries is declared per activity type in application.yml ({@code non-retryable-error-types}); the
- * split below is the SPEC's: timeouts, 429 and 5xx and connection errors are worth another attempt, the rest are
- * not. The workflow only needs to know that the stage failed; the type tells people (and metrics) why.
+ * The error taxonomy of model calls: the {@code ApplicationFailure} types the generation activity
+ * throws. Which of them Temporal retries is declared per activity type in application.yml ({@code
+ * non-retryable-error-types}); the split below is the SPEC's: timeouts, 429 and 5xx and connection
+ * errors are worth another attempt, the rest are not. The workflow only needs to know that the
+ * stage failed; the type tells people (and metrics) why.
  */
 public final class ModelFailures {
 
   /** The configured main model. */
   public static final String PRIMARY = "primary";
+
   /** The model tried when the primary one failed (optional). */
   public static final String BACKUP = "backup";
 
   // retryable
   public static final String TIMEOUT = "ModelTimeout";
+
   /** HTTP 429; the failure carries the server's Retry-After as its next retry delay. */
   public static final String RATE_LIMITED = "ModelRateLimited";
+
   public static final String SERVER_ERROR = "ModelServerError";
   public static final String UNREACHABLE = "ModelUnreachable";
 
@@ -31,9 +35,17 @@ public final class ModelFailures {
   public static final String EMPTY_OUTPUT = "EmptyModelOutput";
   public static final String GARBLED_OUTPUT = "GarbledModelOutput";
 
-  public static final List<String> RETRYABLE = List.of(TIMEOUT, RATE_LIMITED, SERVER_ERROR, UNREACHABLE);
+  public static final List<String> RETRYABLE =
+      List.of(TIMEOUT, RATE_LIMITED, SERVER_ERROR, UNREACHABLE);
   public static final List<String> NON_RETRYABLE =
-      List.of(CIRCUIT_OPEN, TOKEN_LIMIT, CONTENT_POLICY, BAD_REQUEST, AUTHENTICATION, EMPTY_OUTPUT, GARBLED_OUTPUT);
+      List.of(
+          CIRCUIT_OPEN,
+          TOKEN_LIMIT,
+          CONTENT_POLICY,
+          BAD_REQUEST,
+          AUTHENTICATION,
+          EMPTY_OUTPUT,
+          GARBLED_OUTPUT);
 
   private ModelFailures() {}
 }

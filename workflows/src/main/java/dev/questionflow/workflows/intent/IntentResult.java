@@ -1,4 +1,6 @@
 package dev.questionflow.workflows.intent;
 
-/** @param source which classifier decided: "rules", "default" (later: "model") */
+/**
+ * @param source which classifier decided: "rules", "default" (later: "model")
+ */
 public record IntentResult(String intent, String source) {}

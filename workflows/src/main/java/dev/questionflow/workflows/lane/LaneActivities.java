@@ -4,19 +4,25 @@ import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityMethod;
 
 /**
- * The shared ledger of a model lane's queue (Redis across instances): questions waiting for the lane's task queue,
- * in the order the Temporal server dispatches them (priority, then arrival). {@code enterLane} runs as a regular
- * activity scheduled together with the lane call (so it reaches the ledger in the server's order), the refreshes as
- * local activities (one marker event each): a waiting question costs O(1) history events per refresh interval.
+ * The shared ledger of a model lane's queue (Redis across instances): questions waiting for the
+ * lane's task queue, in the order the Temporal server dispatches them (priority, then arrival).
+ * {@code enterLane} runs as a regular activity scheduled together with the lane call (so it reaches
+ * the ledger in the server's order), the refreshes as local activities (one marker event each): a
+ * waiting question costs O(1) history events per refresh interval.
  */
 @ActivityInterface
 public interface LaneActivities {
 
-  /** Records the question as waiting for the lane and returns its position and ETA at that moment. */
+  /**
+   * Records the question as waiting for the lane and returns its position and ETA at that moment.
+   */
   @ActivityMethod
   LaneSnapshot enterLane(LaneEntry entry);
 
-  /** The question's current position (or {@link LaneSnapshot#position()} -1 once its model call has started). */
+  /**
+   * The question's current position (or {@link LaneSnapshot#position()} -1 once its model call has
+   * started).
+   */
   @ActivityMethod
   LaneSnapshot laneSnapshot(LaneEntry entry);
 }

@@ -1,22 +1,29 @@
 package dev.questionflow.workflows.lane;
 
 /**
- * @param position questions ahead of this one (0 = next); -1 when it is no longer waiting (its call started)
- * @param ratePerSecond the lane's current service rate (its rate limit, lowered while the model is unhealthy)
+ * @param position questions ahead of this one (0 = next); -1 when it is no longer waiting (its call
+ *     started)
+ * @param ratePerSecond the lane's current service rate (its rate limit, lowered while the model is
+ *     unhealthy)
  * @param meanProcessingMillis mean duration of the lane's recent model calls
  * @param etaSeconds expected seconds until the answer: (position + 1) / rate + mean processing time
  * @param atEpochMillis when the snapshot was taken
  */
 public record LaneSnapshot(
-    long position, double ratePerSecond, long meanProcessingMillis, double etaSeconds, long atEpochMillis) {
+    long position,
+    double ratePerSecond,
+    long meanProcessingMillis,
+    double etaSeconds,
+    long atEpochMillis) {
 
   public boolean waiting() {
     return position >= 0;
   }
 
   /**
-   * The position projected to a later moment at the lane's rate, never below 0 (the caller's clock; a query
-   * cannot add history events, so between snapshots the position is projected rather than polled).
+   * The position projected to a later moment at the lane's rate, never below 0 (the caller's clock;
+   * a query cannot add history events, so between snapshots the position is projected rather than
+   * polled).
    */
   public long positionAt(long epochMillis) {
     if (position < 0) {

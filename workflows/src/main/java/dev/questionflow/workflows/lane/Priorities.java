@@ -1,9 +1,9 @@
 package dev.questionflow.workflows.lane;
 
 /**
- * Our 0-10 priority scale (VIP 9, complaint 8, default 5) on Temporal's priority keys (1 = highest; the server's
- * default range is 1-5 and 3 is the default key): 9-10 -> 1, 7-8 -> 2, 4-6 -> 3, 2-3 -> 4, 0-1 -> 5. Equal keys are
- * served in arrival order.
+ * Our 0-10 priority scale (VIP 9, complaint 8, default 5) on Temporal's priority keys (1 = highest;
+ * the server's default range is 1-5 and 3 is the default key): 9-10 -> 1, 7-8 -> 2, 4-6 -> 3, 2-3
+ * -> 4, 0-1 -> 5. Equal keys are served in arrival order.
  */
 public final class Priorities {
 

@@ -4,9 +4,10 @@ import io.temporal.workflow.Workflow;
 import java.time.Duration;
 
 /**
- * The time the ladder has from the start of processing to an answer (SPEC: about 30 s). Waiting for the session's
- * earlier question is not processing: the budget starts again after that wait. Waiting behind others for a model
- * lane is allowed on top of it (see {@link QueueProjection#allowance}).
+ * The time the ladder has from the start of processing to an answer (SPEC: about 30 s). Waiting for
+ * the session's earlier question is not processing: the budget starts again after that wait.
+ * Waiting behind others for a model lane is allowed on top of it (see {@link
+ * QueueProjection#allowance}).
  */
 final class ChainBudget {
 

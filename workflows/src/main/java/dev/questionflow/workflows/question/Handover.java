@@ -21,9 +21,10 @@ import java.util.List;
 import org.slf4j.Logger;
 
 /**
- * The last rung: a ticket for a person. It goes to our inbox, then to the helpdesk (a saga: if the helpdesk refuses,
- * the inbox ticket is marked undelivered and a dead-letter workflow keeps redelivering), the customer gets the
- * hand-over answer at once, and a staff reply within the window becomes the answer.
+ * The last rung: a ticket for a person. It goes to our inbox, then to the helpdesk (a saga: if the
+ * helpdesk refuses, the inbox ticket is marked undelivered and a dead-letter workflow keeps
+ * redelivering), the customer gets the hand-over answer at once, and a staff reply within the
+ * window becomes the answer.
  */
 final class Handover {
 
@@ -33,7 +34,10 @@ final class Handover {
   private String ticketId;
   private StaffReply staffReply;
 
-  /** The signal: only the first reply to this question's own ticket counts; later ones are ignored, not errors. */
+  /**
+   * The signal: only the first reply to this question's own ticket counts; later ones are ignored,
+   * not errors.
+   */
   void staffReply(StaffReply reply) {
     if (staffReply == null && ticketId != null && ticketId.equals(reply.ticketId())) {
       staffReply = reply;
@@ -44,41 +48,72 @@ final class Handover {
    * @param intent the classified intent (null when intent failed)
    * @param priority the question's priority, raised for complaints
    */
-  Answer handOver(Question question, RetrievalResult found, QuestionPolicy policy, Problems problems, String intent,
-      int priority, Outcome outcome) {
+  Answer handOver(
+      Question question,
+      RetrievalResult found,
+      QuestionPolicy policy,
+      Problems problems,
+      String intent,
+      int priority,
+      Outcome outcome) {
     String workflowId = Workflow.getInfo().getWorkflowId();
     List<String> candidates = found.hits().stream().map(FaqHit::faqId).toList();
-    ticketId = summarized("hand over to a person (intent " + intent + ", priority " + priority + ")")
-        .openTicket(new TicketRequest(workflowId, question.sessionId(), question.userId(), question.text(), intent,
-            priority, candidates, problems.reason(), question.caller()))
-        .ticketId();
+    ticketId =
+        summarized("hand over to a person (intent " + intent + ", priority " + priority + ")")
+            .openTicket(
+                new TicketRequest(
+                    workflowId,
+                    question.sessionId(),
+                    question.userId(),
+                    question.text(),
+                    intent,
+                    priority,
+                    candidates,
+                    problems.reason(),
+                    question.caller()))
+            .ticketId();
     Progress.details("handing ticket " + ticketId + " to the helpdesk");
     deliverOrDeadLetter(workflowId, policy);
 
-    Answer handedOver = new Answer(
-        policy.promisedReplyText(), AnswerLevel.TICKET, null, ticketId, "Handed over to a person.", problems.reason());
+    Answer handedOver =
+        new Answer(
+            policy.promisedReplyText(),
+            AnswerLevel.TICKET,
+            null,
+            ticketId,
+            "Handed over to a person.",
+            problems.reason());
     outcome.finish(handedOver, Stage.TICKETED, problems);
-    Progress.details("ticket " + ticketId + " open, waiting for a staff reply (at most "
-        + Duration.ofSeconds(policy.humanReplyWindowSeconds()).toHours() + " h)");
+    Progress.details(
+        "ticket "
+            + ticketId
+            + " open, waiting for a staff reply (at most "
+            + Duration.ofSeconds(policy.humanReplyWindowSeconds()).toHours()
+            + " h)");
 
-    if (!Workflow.await(Duration.ofSeconds(policy.humanReplyWindowSeconds()), () -> staffReply != null)) {
+    if (!Workflow.await(
+        Duration.ofSeconds(policy.humanReplyWindowSeconds()), () -> staffReply != null)) {
       return handedOver;
     }
     summarized("record " + staffReply.agent() + "'s reply on ticket " + ticketId)
         .closeTicket(new TicketClosing(ticketId, staffReply.agent(), staffReply.text()));
     return outcome.finish(
-        new Answer(staffReply.text(), AnswerLevel.HUMAN, null, ticketId, null, null), Stage.ANSWERED, new Problems());
+        new Answer(staffReply.text(), AnswerLevel.HUMAN, null, ticketId, null, null),
+        Stage.ANSWERED,
+        new Problems());
   }
 
   /**
-   * Saga: the ticket is in our inbox (step 1); delivering it to the helpdesk (step 2) may fail after its retries.
-   * Then the compensation marks the inbox ticket undelivered and a dead-letter workflow takes over redelivery, so
-   * the ticket is never lost and the customer is not kept waiting for the helpdesk.
+   * Saga: the ticket is in our inbox (step 1); delivering it to the helpdesk (step 2) may fail
+   * after its retries. Then the compensation marks the inbox ticket undelivered and a dead-letter
+   * workflow takes over redelivery, so the ticket is never lost and the customer is not kept
+   * waiting for the helpdesk.
    */
   private void deliverOrDeadLetter(String workflowId, QuestionPolicy policy) {
     String[] deliveryError = new String[1];
     Saga saga = new Saga(new Saga.Options.Builder().build());
-    saga.addCompensation(() -> tickets.markTicketUndelivered(new TicketUndelivered(ticketId, deliveryError[0])));
+    saga.addCompensation(
+        () -> tickets.markTicketUndelivered(new TicketUndelivered(ticketId, deliveryError[0])));
     try {
       summarized("deliver ticket " + ticketId + " to the helpdesk").deliverTicket(ticketId);
     } catch (ActivityFailure e) {
@@ -90,27 +125,33 @@ final class Handover {
   }
 
   private void startDeadLetter(String workflowId, String error, QuestionPolicy policy) {
-    DeadLetterTicketWorkflow deadLetter = Workflow.newChildWorkflowStub(
-        DeadLetterTicketWorkflow.class,
-        ChildWorkflowOptions.newBuilder()
-            .setWorkflowId(DeadLetterTicketWorkflow.workflowIdFor(ticketId))
-            // it must outlive this question workflow (which may end long before the helpdesk is back)
-            .setParentClosePolicy(ParentClosePolicy.PARENT_CLOSE_POLICY_ABANDON)
-            .build());
-    Async.function(deadLetter::redeliver, new DeadLetter(ticketId, workflowId, error, 0, policy.deadLetter()));
+    DeadLetterTicketWorkflow deadLetter =
+        Workflow.newChildWorkflowStub(
+            DeadLetterTicketWorkflow.class,
+            ChildWorkflowOptions.newBuilder()
+                .setWorkflowId(DeadLetterTicketWorkflow.workflowIdFor(ticketId))
+                // it must outlive this question workflow (which may end long before the helpdesk is
+                // back)
+                .setParentClosePolicy(ParentClosePolicy.PARENT_CLOSE_POLICY_ABANDON)
+                .build());
+    Async.function(
+        deadLetter::redeliver, new DeadLetter(ticketId, workflowId, error, 0, policy.deadLetter()));
     try {
       Workflow.getWorkflowExecution(deadLetter).get();
     } catch (ChildWorkflowFailure e) {
-      // already started for this ticket (e.g. this question was reset and re-run): that one carries on
+      // already started for this ticket (e.g. this question was reset and re-run): that one carries
+      // on
       log.warn("dead-letter workflow for ticket {} not started: {}", ticketId, e.getMessage());
     }
   }
 
   /**
-   * A stub whose next call carries {@code summary} (the Web UI's "Events with Metadata"); timeouts and retries
-   * still come from the per-type options of application.yml, which an explicit stub is merged with.
+   * A stub whose next call carries {@code summary} (the Web UI's "Events with Metadata"); timeouts
+   * and retries still come from the per-type options of application.yml, which an explicit stub is
+   * merged with.
    */
   private static TicketActivities summarized(String summary) {
-    return Workflow.newActivityStub(TicketActivities.class, ActivityOptions.newBuilder().setSummary(summary).build());
+    return Workflow.newActivityStub(
+        TicketActivities.class, ActivityOptions.newBuilder().setSummary(summary).build());
   }
 }

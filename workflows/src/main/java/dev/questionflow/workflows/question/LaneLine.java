@@ -10,9 +10,9 @@ import java.time.Duration;
 import org.slf4j.Logger;
 
 /**
- * A question's place in its model lane's line while its call waits: the projection callers are shown, refreshed
- * every {@code laneRefreshSeconds} from the lane's ledger with one local activity (O(1) history events per
- * interval), and the stage and details that go with it.
+ * A question's place in its model lane's line while its call waits: the projection callers are
+ * shown, refreshed every {@code laneRefreshSeconds} from the lane's ledger with one local activity
+ * (O(1) history events per interval), and the stage and details that go with it.
  */
 final class LaneLine {
 
@@ -22,8 +22,10 @@ final class LaneLine {
   private final Progress progress;
   private final Duration refresh;
   private LaneEntry entry;
+
   /** The projection shown to callers while waiting for the lane (null when not waiting). */
   private LaneSnapshot shown;
+
   /** The ledger's last snapshot as it came. */
   private LaneSnapshot last;
 
@@ -37,7 +39,10 @@ final class LaneLine {
     return shown;
   }
 
-  /** Where the ledger put the question (null: nowhere known, e.g. the ledger was down or the lane was free). */
+  /**
+   * Where the ledger put the question (null: nowhere known, e.g. the ledger was down or the lane
+   * was free).
+   */
   void joined(LaneSnapshot snapshot, LaneEntry lane) {
     shown = snapshot != null && snapshot.waiting() ? QueueProjection.first(snapshot) : null;
     last = snapshot;
@@ -55,7 +60,8 @@ final class LaneLine {
         Workflow.await(() -> call.isCompleted() || timer.isCompleted());
         break;
       }
-      if (Workflow.await(QueueProjection.untilNextRefresh(shown, refresh),
+      if (Workflow.await(
+          QueueProjection.untilNextRefresh(shown, refresh),
           () -> call.isCompleted() || timer.isCompleted())) {
         break;
       }
@@ -69,16 +75,27 @@ final class LaneLine {
           describeWait();
         }
       } catch (ActivityFailure e) {
-        log.warn("lane ledger unavailable, keeping the last queue position: {}", Problems.failureType(e));
+        log.warn(
+            "lane ledger unavailable, keeping the last queue position: {}",
+            Problems.failureType(e));
       }
     }
     leaveQueue();
   }
 
-  /** "waiting for model lane model-primary, position 12, about 40 s": one line for a person in the Web UI. */
+  /**
+   * "waiting for model lane model-primary, position 12, about 40 s": one line for a person in the
+   * Web UI.
+   */
   private void describeWait() {
-    Progress.details("waiting for model lane " + entry.lane() + ", position " + shown.position() + ", about "
-        + (long) Math.ceil(shown.etaSeconds()) + " s");
+    Progress.details(
+        "waiting for model lane "
+            + entry.lane()
+            + ", position "
+            + shown.position()
+            + ", about "
+            + (long) Math.ceil(shown.etaSeconds())
+            + " s");
   }
 
   private void leaveQueue() {

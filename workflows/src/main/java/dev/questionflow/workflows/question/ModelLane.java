@@ -20,28 +20,41 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 
 /**
- * A model's answer through its lane: the call goes to the lane's task queue (whose server-side rate limit is the
- * model's quota) with the question's priority, joins the lane's ledger for a queue position, and races what is
- * left of the chain budget (a durable timer); {@link LaneLine} keeps its place in the line meanwhile.
+ * A model's answer through its lane: the call goes to the lane's task queue (whose server-side rate
+ * limit is the model's quota) with the question's priority, joins the lane's ledger for a queue
+ * position, and races what is left of the chain budget (a durable timer); {@link LaneLine} keeps
+ * its place in the line meanwhile.
  */
 final class ModelLane {
 
   private static final Logger log = Workflow.getLogger(ModelLane.class);
+
   /**
-   * Version 1: the question joins the lane's ledger through a regular EnterLane activity scheduled in the same
-   * workflow task as its lane call, so both tasks are created together and the ledger's order is the order in which
-   * the server queues the calls. Before (default version), a local activity joined the ledger before the call was
-   * scheduled; under load the workflow task that scheduled the call could complete seconds later, so the ledger's
-   * order and the server's differed by dozens of places.
+   * Version 1: the question joins the lane's ledger through a regular EnterLane activity scheduled
+   * in the same workflow task as its lane call, so both tasks are created together and the ledger's
+   * order is the order in which the server queues the calls. Before (default version), a local
+   * activity joined the ledger before the call was scheduled; under load the workflow task that
+   * scheduled the call could complete seconds later, so the ledger's order and the server's
+   * differed by dozens of places.
    */
   static final String LANE_ENTRY_WITH_CALL = "lane-entry-with-call";
-  /** At most this long for an EnterLane still running after its call finished (its schedule-to-close is 10 s). */
+
+  /**
+   * At most this long for an EnterLane still running after its call finished (its schedule-to-close
+   * is 10 s).
+   */
   private static final Duration LANE_ENTRY_WAIT = Duration.ofSeconds(10);
 
-  private final GenerationActivities generation = Workflow.newActivityStub(GenerationActivities.class);
+  private final GenerationActivities generation =
+      Workflow.newActivityStub(GenerationActivities.class);
   private final LaneActivities ledger = Workflow.newLocalActivityStub(LaneActivities.class);
-  /** EnterLane as a regular activity, scheduled together with the lane call (see {@link #LANE_ENTRY_WITH_CALL}). */
+
+  /**
+   * EnterLane as a regular activity, scheduled together with the lane call (see {@link
+   * #LANE_ENTRY_WITH_CALL}).
+   */
   private final LaneActivities entries = Workflow.newActivityStub(LaneActivities.class);
+
   private final QuestionPolicy policy;
   private final ChainBudget budget;
   private final LaneLine line;
@@ -57,8 +70,12 @@ final class ModelLane {
     return line.shown();
   }
 
-  /** The model's answer, or null when it failed, is not configured or the budget ran out (added to problems). */
-  GenerationResult generate(String model, GenerationRequest request, int priority, Problems problems) {
+  /**
+   * The model's answer, or null when it failed, is not configured or the budget ran out (added to
+   * problems).
+   */
+  GenerationResult generate(
+      String model, GenerationRequest request, int priority, Problems problems) {
     String stage = model + " model";
     Duration left = budget.left();
     if (left.isZero()) {
@@ -67,30 +84,45 @@ final class ModelLane {
     }
     String laneQueue = policy.lanes().get(model);
     // the ledger is keyed by the lane's task queue: deployments sharing a Redis keep separate lines
-    LaneEntry lane = laneQueue == null
-        ? null
-        : new LaneEntry(laneQueue, Workflow.getInfo().getWorkflowId(), Priorities.toTemporalKey(priority));
-    boolean entering = lane != null && Workflow.getVersion(LANE_ENTRY_WITH_CALL, Workflow.DEFAULT_VERSION, 1) == 1;
-    GenerationActivities stub = lane == null ? generation : Workflow.newActivityStub(GenerationActivities.class,
-        ActivityOptions.newBuilder()
-            .setTaskQueue(laneQueue)
-            .setPriority(Priority.newBuilder().setPriorityKey(lane.priorityKey()).build())
-            .setSummary(model + " model on lane " + laneQueue + ", priority " + priority)
-            .build());
+    LaneEntry lane =
+        laneQueue == null
+            ? null
+            : new LaneEntry(
+                laneQueue, Workflow.getInfo().getWorkflowId(), Priorities.toTemporalKey(priority));
+    boolean entering =
+        lane != null && Workflow.getVersion(LANE_ENTRY_WITH_CALL, Workflow.DEFAULT_VERSION, 1) == 1;
+    GenerationActivities stub =
+        lane == null
+            ? generation
+            : Workflow.newActivityStub(
+                GenerationActivities.class,
+                ActivityOptions.newBuilder()
+                    .setTaskQueue(laneQueue)
+                    .setPriority(Priority.newBuilder().setPriorityKey(lane.priorityKey()).build())
+                    .setSummary(model + " model on lane " + laneQueue + ", priority " + priority)
+                    .build());
     if (lane != null && !entering) {
-      line.joined(snapshotOrNone(() -> ledger.enterLane(lane)), lane); // before LANE_ENTRY_WITH_CALL
+      line.joined(
+          snapshotOrNone(() -> ledger.enterLane(lane)), lane); // before LANE_ENTRY_WITH_CALL
       left = left.plus(QueueProjection.allowance(line.shown(), policy.maxQueueWaitSeconds()));
     }
     Duration raceFor = left;
     if (line.shown() == null) {
-      Progress.details("asking the " + model + " model" + (laneQueue == null ? "" : " (lane " + laneQueue + ")"));
+      Progress.details(
+          "asking the "
+              + model
+              + " model"
+              + (laneQueue == null ? "" : " (lane " + laneQueue + ")"));
     }
     Promise<GenerationResult>[] call = new Promise[1];
     Promise<?>[] entryOrTimer = new Promise[1];
-    CancellationScope scope = Workflow.newCancellationScope(() -> {
-      call[0] = Async.function(stub::generateAnswer, request);
-      entryOrTimer[0] = entering ? Async.function(entries::enterLane, lane) : Workflow.newTimer(raceFor);
-    });
+    CancellationScope scope =
+        Workflow.newCancellationScope(
+            () -> {
+              call[0] = Async.function(stub::generateAnswer, request);
+              entryOrTimer[0] =
+                  entering ? Async.function(entries::enterLane, lane) : Workflow.newTimer(raceFor);
+            });
     scope.run();
     Promise<?> timer = entryOrTimer[0];
     CancellationScope timerScope = null;
@@ -100,16 +132,20 @@ final class ModelLane {
       // the snapshot comes back within milliseconds; a call that finishes first had a free lane
       Workflow.await(raceFor, () -> entered.isCompleted() || call[0].isCompleted());
       line.joined(entered.isCompleted() ? snapshotOrNone(entered::get) : null, lane);
-      Duration timerFor = budget.left().plus(QueueProjection.allowance(line.shown(), policy.maxQueueWaitSeconds()));
+      Duration timerFor =
+          budget.left().plus(QueueProjection.allowance(line.shown(), policy.maxQueueWaitSeconds()));
       Promise<?>[] budgetTimer = new Promise[1];
-      timerScope = Workflow.newCancellationScope(() -> budgetTimer[0] = Workflow.newTimer(timerFor));
+      timerScope =
+          Workflow.newCancellationScope(() -> budgetTimer[0] = Workflow.newTimer(timerFor));
       timerScope.run();
       timer = budgetTimer[0];
     }
     line.await(call[0], timer);
     if (entering) {
-      // a free lane's call can finish before its EnterLane: let that finish rather than cancel it, or its
-      // completion would land while this workflow completes and cost a workflow task retry (UnhandledCommand)
+      // a free lane's call can finish before its EnterLane: let that finish rather than cancel it,
+      // or its
+      // completion would land while this workflow completes and cost a workflow task retry
+      // (UnhandledCommand)
       Workflow.await(LANE_ENTRY_WAIT, entryOrTimer[0]::isCompleted);
     }
     scope.cancel(); // stops the loser: the timer, or the abandoned model call
@@ -119,12 +155,17 @@ final class ModelLane {
     return outcome(model, call[0], problems);
   }
 
-  private GenerationResult outcome(String model, Promise<GenerationResult> call, Problems problems) {
+  private GenerationResult outcome(
+      String model, Promise<GenerationResult> call, Problems problems) {
     String stage = model + " model";
     if (!call.isCompleted()) {
       problems.add(stage, "over the " + budget.seconds() + " s chain budget");
-      Workflow.getMetricsScope().tagged(Map.of("model", model)).counter("cs_budget_exceeded_total").inc(1);
-      log.warn("{} model did not answer within the chain budget; answering from lower levels", model);
+      Workflow.getMetricsScope()
+          .tagged(Map.of("model", model))
+          .counter("cs_budget_exceeded_total")
+          .inc(1);
+      log.warn(
+          "{} model did not answer within the chain budget; answering from lower levels", model);
       return null;
     }
     try {
@@ -141,7 +182,9 @@ final class ModelLane {
     }
   }
 
-  /** The ledger's answer, or none: a ledger failure only costs the queue position, never the answer. */
+  /**
+   * The ledger's answer, or none: a ledger failure only costs the queue position, never the answer.
+   */
   static LaneSnapshot snapshotOrNone(Supplier<LaneSnapshot> ask) {
     try {
       return ask.get();

@@ -5,7 +5,10 @@ import io.temporal.workflow.Workflow;
 import java.util.Map;
 import org.slf4j.Logger;
 
-/** The end of a question's path: its answer recorded as a session turn, shown, searchable, counted and logged. */
+/**
+ * The end of a question's path: its answer recorded as a session turn, shown, searchable, counted
+ * and logged.
+ */
 final class Outcome {
 
   private static final Logger log = Workflow.getLogger(Outcome.class);
@@ -25,20 +28,31 @@ final class Outcome {
     return answer;
   }
 
-  /** @param problems what went wrong on the way (the degradation metrics of an answer with a notice) */
+  /**
+   * @param problems what went wrong on the way (the degradation metrics of an answer with a notice)
+   */
   Answer finish(Answer result, Stage finalStage, Problems problems) {
     sessions.record(result);
     answer = result;
     progress.set(finalStage);
-    Progress.details(finalStage == Stage.TICKETED
-        ? "handed over as ticket " + result.ticketId()
-        : "answered at " + result.level() + " level" + (result.reason() == null ? "" : " (" + result.reason() + ")"));
+    Progress.details(
+        finalStage == Stage.TICKETED
+            ? "handed over as ticket " + result.ticketId()
+            : "answered at "
+                + result.level()
+                + " level"
+                + (result.reason() == null ? "" : " (" + result.reason() + ")"));
     Workflow.upsertTypedSearchAttributes(
         SearchAttributes.ANSWER_LEVEL.valueSet(result.level().name()),
         SearchAttributes.STAGE.valueSet(finalStage.name()));
     recordMetrics(result, problems);
-    // one line per outcome (replay-safe logger: not repeated on replay); the MDC has WorkflowId and requestId
-    log.info("{} at {} level{}", finalStage, result.level(), result.reason() == null ? "" : ": " + result.reason());
+    // one line per outcome (replay-safe logger: not repeated on replay); the MDC has WorkflowId and
+    // requestId
+    log.info(
+        "{} at {} level{}",
+        finalStage,
+        result.level(),
+        result.reason() == null ? "" : ": " + result.reason());
     return result;
   }
 
@@ -50,10 +64,14 @@ final class Outcome {
       scope.counter("cs_answer_degraded_total").inc(1);
       // per stage that failed on the way, for the SPEC's "degradation rate of a stage" alerts
       for (String stage : problems.degradedStages()) {
-        Workflow.getMetricsScope().tagged(Map.of("stage", stage)).counter("cs_stage_degraded_total").inc(1);
+        Workflow.getMetricsScope()
+            .tagged(Map.of("stage", stage))
+            .counter("cs_stage_degraded_total")
+            .inc(1);
       }
     }
-    scope.timer("cs_answer_elapsed")
+    scope
+        .timer("cs_answer_elapsed")
         .record(com.uber.m3.util.Duration.ofMillis(Workflow.currentTimeMillis() - startedAt));
   }
 }

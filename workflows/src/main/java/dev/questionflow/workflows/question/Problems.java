@@ -10,12 +10,16 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * What went wrong on the way to an answer, in order: the answer's {@code reason} ("primary model: ModelServerError;
- * retrieval: Unavailable") and the stages behind the degradation metrics, from one list instead of parsed text.
+ * What went wrong on the way to an answer, in order: the answer's {@code reason} ("primary model:
+ * ModelServerError; retrieval: Unavailable") and the stages behind the degradation metrics, from
+ * one list instead of parsed text.
  */
 final class Problems {
 
-  /** @param stage the stage that failed ("primary model", "retrieval"), or null for a plain fact ("no FAQ match") */
+  /**
+   * @param stage the stage that failed ("primary model", "retrieval"), or null for a plain fact
+   *     ("no FAQ match")
+   */
   record Problem(String stage, String detail) {
     String text() {
       return stage == null ? detail : stage + ": " + detail;
@@ -48,7 +52,9 @@ final class Problems {
     return stages;
   }
 
-  /** The failure's type for people and metrics: the ApplicationFailure type, or the kind of timeout. */
+  /**
+   * The failure's type for people and metrics: the ApplicationFailure type, or the kind of timeout.
+   */
   static String failureType(ActivityFailure e) {
     Throwable cause = e.getCause();
     if (cause instanceof ApplicationFailure af) {

@@ -6,7 +6,10 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 
-/** What people see of a running question: its stage (status query, {@code Stage} search attribute) and details. */
+/**
+ * What people see of a running question: its stage (status query, {@code Stage} search attribute)
+ * and details.
+ */
 final class Progress {
 
   private Stage stage = Stage.RECEIVED;
@@ -15,7 +18,9 @@ final class Progress {
     return stage;
   }
 
-  /** The stage alone; the caller upserts the search attribute together with others, in one command. */
+  /**
+   * The stage alone; the caller upserts the search attribute together with others, in one command.
+   */
   void set(Stage next) {
     stage = next;
   }
@@ -32,12 +37,13 @@ final class Progress {
     Workflow.upsertTypedSearchAttributes(
         SearchAttributes.STAGE.valueSet(stage.name()),
         SearchAttributes.WAITING_SINCE.valueSet(
-            OffsetDateTime.ofInstant(Instant.ofEpochMilli(Workflow.currentTimeMillis()), ZoneOffset.UTC)));
+            OffsetDateTime.ofInstant(
+                Instant.ofEpochMilli(Workflow.currentTimeMillis()), ZoneOffset.UTC)));
   }
 
   /**
-   * The workflow's current details (Web UI "Current Details", {@code temporal workflow describe}): kept in the
-   * workflow's state and served by a query, so updating it writes no history event.
+   * The workflow's current details (Web UI "Current Details", {@code temporal workflow describe}):
+   * kept in the workflow's state and served by a query, so updating it writes no history event.
    */
   static void details(String text) {
     Workflow.setCurrentDetails(text);

@@ -1,11 +1,12 @@
 package dev.questionflow.workflows.question;
 
 /**
- * A customer question as accepted by the API. Immutable and part of the workflow history, so it carries the
- * per-question policy too: workflow code must not read configuration.
+ * A customer question as accepted by the API. Immutable and part of the workflow history, so it
+ * carries the per-question policy too: workflow code must not read configuration.
  *
- * @param caller the authenticated caller that asked (a chat back end's name, {@code web} for the public page,
- *     {@code local} in trial mode); null in questions accepted before callers were authenticated
+ * @param caller the authenticated caller that asked (a chat back end's name, {@code web} for the
+ *     public page, {@code local} in trial mode); null in questions accepted before callers were
+ *     authenticated
  */
 public record Question(
     String sessionId,

@@ -4,23 +4,26 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Settings the workflow needs, decided by the API from application.yml at acceptance time and frozen into the
- * history so a replay sees the same values.
+ * Settings the workflow needs, decided by the API from application.yml at acceptance time and
+ * frozen into the history so a replay sees the same values.
  *
- * @param humanReplyWindowSeconds how long a ticketed question waits for a staff reply before the workflow closes
+ * @param humanReplyWindowSeconds how long a ticketed question waits for a staff reply before the
+ *     workflow closes
  * @param promisedReplyText what the customer is told when the question is handed to a person
- * @param chainBudgetSeconds processing budget from the start of processing to an answer (SPEC: about 30 s); when
- *     it runs out the model stage is abandoned and the question is answered from the FAQ or handed over
+ * @param chainBudgetSeconds processing budget from the start of processing to an answer (SPEC:
+ *     about 30 s); when it runs out the model stage is abandoned and the question is answered from
+ *     the FAQ or handed over
  * @param backupModel whether a backup model is configured (tried when the primary one fails)
- * @param criticalStages stages that may not be skipped: when one of them fails the question is handed to a person
- *     instead of being answered without it ({@code intent}, {@code retrieval}); other stages are skipped with a
- *     notice
+ * @param criticalStages stages that may not be skipped: when one of them fails the question is
+ *     handed to a person instead of being answered without it ({@code intent}, {@code retrieval});
+ *     other stages are skipped with a notice
  * @param deadLetter how a ticket the helpdesk did not take is redelivered
- * @param lanes task queue of each model lane ({@code primary}, {@code backup}); a model without a lane is called on
- *     the workflow's own task queue (no queue position)
+ * @param lanes task queue of each model lane ({@code primary}, {@code backup}); a model without a
+ *     lane is called on the workflow's own task queue (no queue position)
  * @param maxQueueWaitSeconds how long a question may wait for its model lane (SPEC: 60 s)
- * @param laneRefreshSeconds how often a waiting question refreshes its queue position from the lane's ledger (a
- *     local activity: O(1) history events per interval); between refreshes the status query projects it
+ * @param laneRefreshSeconds how often a waiting question refreshes its queue position from the
+ *     lane's ledger (a local activity: O(1) history events per interval); between refreshes the
+ *     status query projects it
  */
 public record QuestionPolicy(
     long humanReplyWindowSeconds,
@@ -36,7 +39,8 @@ public record QuestionPolicy(
   public static final long DEFAULT_CHAIN_BUDGET_SECONDS = 30;
 
   public QuestionPolicy {
-    chainBudgetSeconds = chainBudgetSeconds <= 0 ? DEFAULT_CHAIN_BUDGET_SECONDS : chainBudgetSeconds;
+    chainBudgetSeconds =
+        chainBudgetSeconds <= 0 ? DEFAULT_CHAIN_BUDGET_SECONDS : chainBudgetSeconds;
     criticalStages = criticalStages == null ? List.of() : List.copyOf(criticalStages);
     deadLetter = deadLetter == null ? DeadLetterPolicy.defaults() : deadLetter;
     lanes = lanes == null ? Map.of() : Map.copyOf(lanes);
@@ -45,7 +49,13 @@ public record QuestionPolicy(
   }
 
   public QuestionPolicy(long humanReplyWindowSeconds, String promisedReplyText) {
-    this(humanReplyWindowSeconds, promisedReplyText, DEFAULT_CHAIN_BUDGET_SECONDS, false, List.of(), null);
+    this(
+        humanReplyWindowSeconds,
+        promisedReplyText,
+        DEFAULT_CHAIN_BUDGET_SECONDS,
+        false,
+        List.of(),
+        null);
   }
 
   public QuestionPolicy(
@@ -55,12 +65,21 @@ public record QuestionPolicy(
       boolean backupModel,
       List<String> criticalStages,
       DeadLetterPolicy deadLetter) {
-    this(humanReplyWindowSeconds, promisedReplyText, chainBudgetSeconds, backupModel, criticalStages, deadLetter,
-        Map.of(), 60, 10);
+    this(
+        humanReplyWindowSeconds,
+        promisedReplyText,
+        chainBudgetSeconds,
+        backupModel,
+        criticalStages,
+        deadLetter,
+        Map.of(),
+        60,
+        10);
   }
 
   public static QuestionPolicy defaults() {
-    return new QuestionPolicy(7 * 24 * 3600, "A member of our support team will reply within 24 hours.");
+    return new QuestionPolicy(
+        7 * 24 * 3600, "A member of our support team will reply within 24 hours.");
   }
 
   /**

@@ -5,4 +5,9 @@ package dev.questionflow.workflows.question;
  * {@code etaSeconds} are null while there is no queue to report.
  */
 public record QuestionStatus(
-    String workflowId, Stage stage, Integer queuePosition, Integer etaSeconds, String intent, Answer answer) {}
+    String workflowId,
+    Stage stage,
+    Integer queuePosition,
+    Integer etaSeconds,
+    String intent,
+    Answer answer) {}

@@ -15,9 +15,10 @@ public interface QuestionWorkflow {
   Answer answer(Question question);
 
   /**
-   * Where the question is. While it waits for its model lane, {@code queuePosition} and {@code etaSeconds} are
-   * projected to {@code asOfEpochMillis} (the caller's clock) from the last queue snapshot the workflow took, at the
-   * lane's service rate; null = as of that snapshot. A query, so it never adds history events.
+   * Where the question is. While it waits for its model lane, {@code queuePosition} and {@code
+   * etaSeconds} are projected to {@code asOfEpochMillis} (the caller's clock) from the last queue
+   * snapshot the workflow took, at the lane's service rate; null = as of that snapshot. A query, so
+   * it never adds history events.
    */
   @QueryMethod
   QuestionStatus status(Long asOfEpochMillis);
@@ -26,7 +27,10 @@ public interface QuestionWorkflow {
   @SignalMethod
   void staffReply(StaffReply reply);
 
-  /** The question ahead of this one in its session has finished (sent by that question's session activity). */
+  /**
+   * The question ahead of this one in its session has finished (sent by that question's session
+   * activity).
+   */
   @SignalMethod
   void sessionTurnReady(String finishedWorkflowId);
 }

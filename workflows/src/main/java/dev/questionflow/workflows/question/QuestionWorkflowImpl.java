@@ -21,32 +21,39 @@ import java.util.List;
 import org.slf4j.Logger;
 
 /**
- * Walks a question down the ladder: intent, retrieval, generation with the primary and then the backup model (RAG
- * or LLM only) inside the chain budget, the FAQ standard answer (semantic or keyword level), and finally a ticket
- * answered by a person. Activity options come from WorkflowImplementationOptions (declared per stage in
- * application.yml), so none are hard-coded here. A model whose circuit is open fails its activity at once
- * ({@link ModelFailures#CIRCUIT_OPEN}, not retried), so such questions reach the FAQ level without waiting.
+ * Walks a question down the ladder: intent, retrieval, generation with the primary and then the
+ * backup model (RAG or LLM only) inside the chain budget, the FAQ standard answer (semantic or
+ * keyword level), and finally a ticket answered by a person. Activity options come from
+ * WorkflowImplementationOptions (declared per stage in application.yml), so none are hard-coded
+ * here. A model whose circuit is open fails its activity at once ({@link
+ * ModelFailures#CIRCUIT_OPEN}, not retried), so such questions reach the FAQ level without waiting.
  *
- * <p>The rungs that take more than a call live beside it: {@link SessionTurns} (order within a session),
- * {@link ModelLane} (the model call through its lane, with the queue position), {@link Handover} (ticket, saga,
- * dead letter, staff reply) and {@link Outcome} (the answer recorded, shown and counted).
+ * <p>The rungs that take more than a call live beside it: {@link SessionTurns} (order within a
+ * session), {@link ModelLane} (the model call through its lane, with the queue position), {@link
+ * Handover} (ticket, saga, dead letter, staff reply) and {@link Outcome} (the answer recorded,
+ * shown and counted).
  */
 public class QuestionWorkflowImpl implements QuestionWorkflow {
 
   private static final Logger log = Workflow.getLogger(QuestionWorkflowImpl.class);
   private static final int TOP_K = 3;
-  static final String NO_KNOWLEDGE_NOTICE = "Answered without our knowledge base, which is unavailable right now.";
+  static final String NO_KNOWLEDGE_NOTICE =
+      "Answered without our knowledge base, which is unavailable right now.";
   static final String STANDARD_REPLY_NOTICE = "Simplified mode: this is our standard answer.";
   static final String COMPLAINT_INTENT = "complaint";
+
   /**
-   * Version 1: the chain budget starts again after waiting for the session's earlier question (waiting is not
-   * processing). Asked only by questions that waited, so other histories carry no marker.
+   * Version 1: the chain budget starts again after waiting for the session's earlier question
+   * (waiting is not processing). Asked only by questions that waited, so other histories carry no
+   * marker.
    */
   static final String BUDGET_AFTER_SESSION_WAIT = "budget-after-session-wait";
 
   private final IntentActivities intents = Workflow.newLocalActivityStub(IntentActivities.class);
-  private final RetrievalActivities retrieval = Workflow.newLocalActivityStub(RetrievalActivities.class);
-  private final TemplateActivities templates = Workflow.newLocalActivityStub(TemplateActivities.class);
+  private final RetrievalActivities retrieval =
+      Workflow.newLocalActivityStub(RetrievalActivities.class);
+  private final TemplateActivities templates =
+      Workflow.newLocalActivityStub(TemplateActivities.class);
   private final Progress progress = new Progress();
   private final SessionTurns sessions = new SessionTurns();
   private final Handover handover = new Handover();
@@ -57,14 +64,17 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
 
   @Override
   public Answer answer(Question question) {
-    QuestionPolicy policy = question.policy() == null ? QuestionPolicy.defaults() : question.policy();
+    QuestionPolicy policy =
+        question.policy() == null ? QuestionPolicy.defaults() : question.policy();
     ChainBudget budget = new ChainBudget(policy.chainBudgetSeconds());
     outcome = new Outcome(sessions, progress, Workflow.currentTimeMillis());
     lane = new ModelLane(policy, budget, progress);
-    // the line and the history are per caller, user and session (no new command: old histories replay)
+    // the line and the history are per caller, user and session (no new command: old histories
+    // replay)
     String sessionKey = SessionKeys.of(question.caller(), question.userId(), question.sessionId());
     priority = question.priority();
-    // also set by the API at start; repeated here so workflows started from elsewhere (CLI, tests) carry them
+    // also set by the API at start; repeated here so workflows started from elsewhere (CLI, tests)
+    // carry them
     progress.set(Stage.PROCESSING);
     Workflow.upsertTypedSearchAttributes(
         SearchAttributes.CUSTOMER_ID.valueSet(question.userId()),
@@ -87,10 +97,13 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
     }
     intent = classified.intent();
     if (COMPLAINT_INTENT.equals(intent)) {
-      priority = Math.max(priority, Priorities.COMPLAINT); // complaints are served before standard questions
+      priority =
+          Math.max(
+              priority, Priorities.COMPLAINT); // complaints are served before standard questions
     }
     Workflow.upsertTypedSearchAttributes(
-        SearchAttributes.INTENT.valueSet(intent), SearchAttributes.PRIORITY.valueSet((long) priority));
+        SearchAttributes.INTENT.valueSet(intent),
+        SearchAttributes.PRIORITY.valueSet((long) priority));
 
     RetrievalResult found = retrieve(question.text(), problems);
     boolean withoutKnowledge = found == null;
@@ -101,7 +114,8 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
       found = RetrievalResult.none("failed");
     }
 
-    GenerationResult generated = generate(ModelFailures.PRIMARY, question.text(), found, sessionKey, problems);
+    GenerationResult generated =
+        generate(ModelFailures.PRIMARY, question.text(), found, sessionKey, problems);
     if (generated == null && policy.backupModel() && !budget.usedUp()) {
       generated = generate(ModelFailures.BACKUP, question.text(), found, sessionKey, problems);
     }
@@ -110,7 +124,9 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
       String faqId = found.matched() ? found.best().faqId() : null;
       String notice = withoutKnowledge ? NO_KNOWLEDGE_NOTICE : null;
       return outcome.finish(
-          new Answer(generated.text(), level, faqId, null, notice, problems.reason()), Stage.ANSWERED, problems);
+          new Answer(generated.text(), level, faqId, null, notice, problems.reason()),
+          Stage.ANSWERED,
+          problems);
     }
 
     if (found.matched()) {
@@ -140,31 +156,46 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
     }
   }
 
-  /** One model's answer through its lane, grounded in the best FAQ match if there is one; null when it failed. */
+  /**
+   * One model's answer through its lane, grounded in the best FAQ match if there is one; null when
+   * it failed.
+   */
   private GenerationResult generate(
       String model, String text, RetrievalResult found, String sessionKey, Problems problems) {
     List<FaqHit> knowledge = found.matched() ? List.of(found.best()) : List.of();
-    return lane.generate(model, new GenerationRequest(text, knowledge, model, sessionKey), priority, problems);
+    return lane.generate(
+        model, new GenerationRequest(text, knowledge, model, sessionKey), priority, problems);
   }
 
-  /** The FAQ entry's standard answer (L3/L4): rendered by the template stage, or taken as is if that fails. */
+  /**
+   * The FAQ entry's standard answer (L3/L4): rendered by the template stage, or taken as is if that
+   * fails.
+   */
   private Answer faqAnswer(Question question, RetrievalResult found, Problems problems) {
     // the hot-entry cache needs no embedding model either: it is a keyword-level (L4) answer
-    AnswerLevel level = RetrievalResult.SEMANTIC.equals(found.method()) ? AnswerLevel.FAQ : AnswerLevel.KEYWORD;
+    AnswerLevel level =
+        RetrievalResult.SEMANTIC.equals(found.method()) ? AnswerLevel.FAQ : AnswerLevel.KEYWORD;
     String reason = problems.reason();
     try {
       return templates
-          .renderFaqAnswer(new TemplateRequest(found.best().faqId(), question.channel(), reason, level))
+          .renderFaqAnswer(
+              new TemplateRequest(found.best().faqId(), question.channel(), reason, level))
           .withReason(reason);
     } catch (ActivityFailure e) {
       log.warn("template stage failed, giving the standard reply: {}", Problems.failureType(e));
       problems.add("template", Problems.failureType(e));
-      return new Answer(found.best().answer(), level, found.best().faqId(), null, STANDARD_REPLY_NOTICE,
+      return new Answer(
+          found.best().answer(),
+          level,
+          found.best().faqId(),
+          null,
+          STANDARD_REPLY_NOTICE,
           problems.reason());
     }
   }
 
-  private Answer handOver(Question question, RetrievalResult found, QuestionPolicy policy, Problems problems) {
+  private Answer handOver(
+      Question question, RetrievalResult found, QuestionPolicy policy, Problems problems) {
     return handover.handOver(question, found, policy, problems, intent, priority, outcome);
   }
 
@@ -185,8 +216,13 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
     LaneSnapshot queued = lane == null ? null : lane.waiting();
     if (progress.stage() == Stage.WAITING_IN_QUEUE && queued != null) {
       long at = asOfEpochMillis == null ? queued.atEpochMillis() : asOfEpochMillis;
-      return new QuestionStatus(workflowId, progress.stage(), QueueProjection.shown(queued.positionAt(at)),
-          (int) Math.ceil(queued.etaAt(at)), intent, answer);
+      return new QuestionStatus(
+          workflowId,
+          progress.stage(),
+          QueueProjection.shown(queued.positionAt(at)),
+          (int) Math.ceil(queued.etaAt(at)),
+          intent,
+          answer);
     }
     return new QuestionStatus(workflowId, progress.stage(), null, null, intent, answer);
   }

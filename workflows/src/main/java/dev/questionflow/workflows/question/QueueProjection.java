@@ -4,21 +4,23 @@ import dev.questionflow.workflows.lane.LaneSnapshot;
 import java.time.Duration;
 
 /**
- * A waiting question's position and ETA between the lane ledger's snapshots: pure arithmetic on snapshots and the
- * clock, so the status query can project without adding history events and the rules are tested without Temporal.
+ * A waiting question's position and ETA between the lane ledger's snapshots: pure arithmetic on
+ * snapshots and the clock, so the status query can project without adding history events and the
+ * rules are tested without Temporal.
  */
 final class QueueProjection {
 
   /**
-   * At most this many ahead is reported as 0 ("you are next"): within the accuracy the position promises (max(2,
-   * 10 %) of those actually served first), and it lets a customer see 0 before the model call starts even though
-   * the last few positions pass within a fraction of a second.
+   * At most this many ahead is reported as 0 ("you are next"): within the accuracy the position
+   * promises (max(2, 10 %) of those actually served first), and it lets a customer see 0 before the
+   * model call starts even though the last few positions pass within a fraction of a second.
    */
   static final long NEAR_FRONT = 2;
+
   /**
-   * Projects a little slower than the lane serves: the next snapshot then usually finds the question further ahead
-   * than projected and is taken as it is, instead of being clamped to a projection that ran ahead of reality (which
-   * would carry the error into every later position).
+   * Projects a little slower than the lane serves: the next snapshot then usually finds the
+   * question further ahead than projected and is taken as it is, instead of being clamped to a
+   * projection that ran ahead of reality (which would carry the error into every later position).
    */
   static final double FACTOR = 0.9;
 
@@ -30,9 +32,10 @@ final class QueueProjection {
   }
 
   /**
-   * The projection after a refresh: at the rate this question actually moved since the previous snapshot (bounded
-   * by the lane's rate limit), so the position between refreshes tracks the real service rate; and never above the
-   * position projected so far (a VIP arriving may overtake, but the customer's number only goes down).
+   * The projection after a refresh: at the rate this question actually moved since the previous
+   * snapshot (bounded by the lane's rate limit), so the position between refreshes tracks the real
+   * service rate; and never above the position projected so far (a VIP arriving may overtake, but
+   * the customer's number only goes down).
    */
   static LaneSnapshot next(LaneSnapshot previous, LaneSnapshot shown, LaneSnapshot fresh) {
     double rate = fresh.ratePerSecond();
@@ -44,24 +47,32 @@ final class QueueProjection {
     long position = Math.min(fresh.position(), shown.positionAt(fresh.atEpochMillis()));
     double eta = (position + 1) / rate + fresh.meanProcessingMillis() / 1000.0;
     return conservative(
-        new LaneSnapshot(position, rate, fresh.meanProcessingMillis(), eta, fresh.atEpochMillis()), rate);
+        new LaneSnapshot(position, rate, fresh.meanProcessingMillis(), eta, fresh.atEpochMillis()),
+        rate);
   }
 
   /**
-   * Waiting behind others for the lane does not count against the chain budget: twice the expected wait, at most
-   * {@code maxQueueWaitSeconds} (the SPEC's 60 s, also the lane activity's schedule-to-start timeout).
+   * Waiting behind others for the lane does not count against the chain budget: twice the expected
+   * wait, at most {@code maxQueueWaitSeconds} (the SPEC's 60 s, also the lane activity's
+   * schedule-to-start timeout).
    */
   static Duration allowance(LaneSnapshot shown, long maxQueueWaitSeconds) {
     if (shown == null || shown.position() <= 0) {
       return Duration.ZERO;
     }
-    return Duration.ofSeconds(Math.min(maxQueueWaitSeconds, (long) Math.ceil(2 * shown.etaSeconds())));
+    return Duration.ofSeconds(
+        Math.min(maxQueueWaitSeconds, (long) Math.ceil(2 * shown.etaSeconds())));
   }
 
-  /** The next refresh: the usual interval, or earlier when about {@link #NEAR_FRONT} are left before it ends. */
+  /**
+   * The next refresh: the usual interval, or earlier when about {@link #NEAR_FRONT} are left before
+   * it ends.
+   */
   static Duration untilNextRefresh(LaneSnapshot shown, Duration refresh) {
     double toFront = (shown.position() - NEAR_FRONT) / Math.max(0.01, shown.ratePerSecond());
-    return toFront > 1 && toFront < refresh.getSeconds() ? Duration.ofMillis((long) (toFront * 1000)) : refresh;
+    return toFront > 1 && toFront < refresh.getSeconds()
+        ? Duration.ofMillis((long) (toFront * 1000))
+        : refresh;
   }
 
   /** The position a caller is told. */
@@ -70,6 +81,7 @@ final class QueueProjection {
   }
 
   private static LaneSnapshot conservative(LaneSnapshot s, double rate) {
-    return new LaneSnapshot(s.position(), rate * FACTOR, s.meanProcessingMillis(), s.etaSeconds(), s.atEpochMillis());
+    return new LaneSnapshot(
+        s.position(), rate * FACTOR, s.meanProcessingMillis(), s.etaSeconds(), s.atEpochMillis());
   }
 }

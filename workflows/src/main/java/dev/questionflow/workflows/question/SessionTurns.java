@@ -11,9 +11,10 @@ import java.util.Set;
 import org.slf4j.Logger;
 
 /**
- * Questions of one session are answered in order: a question joins its session's line and, if another question is
- * ahead, waits (bounded) for that one's {@code sessionTurnReady} signal, so it sees that one's answer in its context;
- * when answered, it records its turn, which signals the question behind it.
+ * Questions of one session are answered in order: a question joins its session's line and, if
+ * another question is ahead, waits (bounded) for that one's {@code sessionTurnReady} signal, so it
+ * sees that one's answer in its context; when answered, it records its turn, which signals the
+ * question behind it.
  */
 final class SessionTurns {
 
@@ -21,14 +22,20 @@ final class SessionTurns {
   private static final long WAIT_SLACK_SECONDS = 30;
 
   private final SessionActivities sessions = Workflow.newLocalActivityStub(SessionActivities.class);
-  /** Questions of the session that signalled they finished (a set: a signal may beat the join's result). */
+
+  /**
+   * Questions of the session that signalled they finished (a set: a signal may beat the join's
+   * result).
+   */
   private final Set<String> finished = new HashSet<>();
+
   private String sessionKey;
   private String questionText;
   private boolean recorded;
 
   /**
-   * Joins the line of the session (caller, user and session: {@code SessionKeys}) and waits for the question ahead.
+   * Joins the line of the session (caller, user and session: {@code SessionKeys}) and waits for the
+   * question ahead.
    *
    * @return true when this question waited for an earlier one
    */
@@ -40,7 +47,8 @@ final class SessionTurns {
     try {
       ahead = sessions.joinSession(new SessionJoin(sessionKey, workflowId));
     } catch (ActivityFailure e) {
-      log.warn("session line unavailable, answering without waiting for earlier questions: {}",
+      log.warn(
+          "session line unavailable, answering without waiting for earlier questions: {}",
           Problems.failureType(e));
       return false;
     }
@@ -48,9 +56,14 @@ final class SessionTurns {
       return false;
     }
     Duration bound =
-        Duration.ofSeconds(policy.chainBudgetSeconds() + policy.maxQueueWaitSeconds() + WAIT_SLACK_SECONDS);
-    Progress.details("waiting for the earlier question " + ahead + " of this session (at most " + bound.getSeconds()
-        + " s)");
+        Duration.ofSeconds(
+            policy.chainBudgetSeconds() + policy.maxQueueWaitSeconds() + WAIT_SLACK_SECONDS);
+    Progress.details(
+        "waiting for the earlier question "
+            + ahead
+            + " of this session (at most "
+            + bound.getSeconds()
+            + " s)");
     if (!Workflow.await(bound, () -> finished.contains(ahead))) {
       log.warn("question {} of the session did not finish within {}; going ahead", ahead, bound);
     }
@@ -65,8 +78,13 @@ final class SessionTurns {
     recorded = true;
     String text = result.level() == AnswerLevel.TICKET ? null : result.text();
     try {
-      sessions.finishSessionTurn(new SessionTurn(
-          sessionKey, Workflow.getInfo().getWorkflowId(), questionText, text, result.level().name()));
+      sessions.finishSessionTurn(
+          new SessionTurn(
+              sessionKey,
+              Workflow.getInfo().getWorkflowId(),
+              questionText,
+              text,
+              result.level().name()));
     } catch (ActivityFailure e) {
       log.warn("could not record the session turn: {}", Problems.failureType(e));
     }

@@ -6,17 +6,17 @@ import dev.questionflow.workflows.question.QuestionWorkflowImpl;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.activity.LocalActivityOptions;
 import io.temporal.common.WorkflowExecutionHistory;
+import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.NonDeterministicException;
 import io.temporal.worker.Worker;
-import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.WorkflowImplementationOptions;
 import java.time.Duration;
 import java.util.List;
 
 /**
- * Replays a recorded workflow history against workflow code, the way a worker does after a restart: the code must
- * issue the same commands in the same order, or the SDK reports non-determinism. Used by {@code bin/replay} and by
- * the build's golden-history test. Needs no server.
+ * Replays a recorded workflow history against workflow code, the way a worker does after a restart:
+ * the code must issue the same commands in the same order, or the SDK reports non-determinism. Used
+ * by {@code bin/replay} and by the build's golden-history test. Needs no server.
  */
 public final class HistoryReplay {
 
@@ -30,17 +30,20 @@ public final class HistoryReplay {
       LocalActivityOptions.newBuilder().setStartToCloseTimeout(Duration.ofMinutes(1)).build();
 
   /**
-   * The app declares activity timeouts per stage in application.yml; replay matches commands by type and order,
-   * not by their options, so any valid timeout will do here. Per type too, as the app sets them: a stub with its
-   * own options (the model lane's task queue) is merged with the per-type options only.
+   * The app declares activity timeouts per stage in application.yml; replay matches commands by
+   * type and order, not by their options, so any valid timeout will do here. Per type too, as the
+   * app sets them: a stub with its own options (the model lane's task queue) is merged with the
+   * per-type options only.
    */
   private static final WorkflowImplementationOptions REPLAY_OPTIONS =
       WorkflowImplementationOptions.newBuilder()
           .setDefaultActivityOptions(ANY_ACTIVITY)
           .setDefaultLocalActivityOptions(ANY_LOCAL_ACTIVITY)
-          .setActivityOptions(ActivityStages.sameForEveryType(ActivityStages.ACTIVITY_TYPES, ANY_ACTIVITY))
+          .setActivityOptions(
+              ActivityStages.sameForEveryType(ActivityStages.ACTIVITY_TYPES, ANY_ACTIVITY))
           .setLocalActivityOptions(
-              ActivityStages.sameForEveryType(ActivityStages.LOCAL_ACTIVITY_TYPES, ANY_LOCAL_ACTIVITY))
+              ActivityStages.sameForEveryType(
+                  ActivityStages.LOCAL_ACTIVITY_TYPES, ANY_LOCAL_ACTIVITY))
           .build();
 
   public record Result(
@@ -62,10 +65,12 @@ public final class HistoryReplay {
   public static Result replay(WorkflowExecutionHistory history, List<Class<?>> implementations) {
     var started = history.getEvents().get(0).getWorkflowExecutionStartedEventAttributes();
     String type = started.getWorkflowType().getName();
-    // replay needs no real server, but the SDK asks one for its capabilities: the in-process test server answers
+    // replay needs no real server, but the SDK asks one for its capabilities: the in-process test
+    // server answers
     try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance()) {
       Worker worker = env.newWorker(started.getTaskQueue().getName());
-      worker.registerWorkflowImplementationTypes(REPLAY_OPTIONS, implementations.toArray(Class<?>[]::new));
+      worker.registerWorkflowImplementationTypes(
+          REPLAY_OPTIONS, implementations.toArray(Class<?>[]::new));
       worker.replayWorkflowExecution(history);
       return result(history, type, Outcome.OK, null);
     } catch (Exception e) {
@@ -73,15 +78,16 @@ public final class HistoryReplay {
       if (nonDeterminism != null) {
         return result(history, type, Outcome.NON_DETERMINISTIC, nonDeterminism);
       }
-      return result(history, type, Outcome.FAILED, e.getClass().getSimpleName() + ": " + e.getMessage());
+      return result(
+          history, type, Outcome.FAILED, e.getClass().getSimpleName() + ": " + e.getMessage());
     }
   }
 
   private static final String NON_DETERMINISTIC = NonDeterministicException.class.getName() + ": ";
 
   /**
-   * The non-determinism message, or null. The replayer wraps the exception in a query failure whose message carries
-   * it as text (not as a cause), so both are looked at.
+   * The non-determinism message, or null. The replayer wraps the exception in a query failure whose
+   * message carries it as text (not as a cause), so both are looked at.
    */
   private static String nonDeterminism(Throwable e) {
     for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
@@ -99,7 +105,8 @@ public final class HistoryReplay {
     return null;
   }
 
-  private static Result result(WorkflowExecutionHistory history, String type, Outcome outcome, String problem) {
+  private static Result result(
+      WorkflowExecutionHistory history, String type, Outcome outcome, String problem) {
     var execution = history.getWorkflowExecution();
     return new Result(
         execution.getWorkflowId(), type, history.getEvents().size(), outcome, problem);

@@ -13,9 +13,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * {@code bin/replay}: replays workflow histories against the current workflow code and says clearly whether a
- * running or finished workflow would still replay (exit 0), hits non-determinism (exit 1), or could not be replayed
- * (exit 2).
+ * {@code bin/replay}: replays workflow histories against the current workflow code and says clearly
+ * whether a running or finished workflow would still replay (exit 0), hits non-determinism (exit
+ * 1), or could not be replayed (exit 2).
  *
  * <pre>
  *   bin/replay WORKFLOW_ID [--run-id RUN_ID]      # fetched from TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE
@@ -29,7 +29,10 @@ public final class ReplayCli {
   static final int NON_DETERMINISTIC = 1;
   static final int ERROR = 2;
 
-  /** A history and the run it came from (null when read from a file, whose JSON has only the events). */
+  /**
+   * A history and the run it came from (null when read from a file, whose JSON has only the
+   * events).
+   */
   private record Loaded(WorkflowExecutionHistory history, String runId) {}
 
   private ReplayCli() {}
@@ -74,7 +77,8 @@ public final class ReplayCli {
       for (Path file : files) {
         // the JSON has only the events: the file name stands in for the workflow ID in the report
         String name = file.getFileName().toString().replaceFirst("\\.json$", "");
-        histories.add(new Loaded(WorkflowExecutionHistory.fromJson(Files.readString(file), name), null));
+        histories.add(
+            new Loaded(WorkflowExecutionHistory.fromJson(Files.readString(file), name), null));
       }
       if (workflowId != null) {
         histories.add(fetch(workflowId, runId, out));
@@ -87,11 +91,14 @@ public final class ReplayCli {
     for (Loaded loaded : histories) {
       HistoryReplay.Result result = HistoryReplay.replay(loaded.history(), implementations);
       report(result, loaded.runId(), out);
-      exit = Math.max(exit, switch (result.outcome()) {
-        case OK -> OK;
-        case NON_DETERMINISTIC -> NON_DETERMINISTIC;
-        case FAILED -> ERROR;
-      });
+      exit =
+          Math.max(
+              exit,
+              switch (result.outcome()) {
+                case OK -> OK;
+                case NON_DETERMINISTIC -> NON_DETERMINISTIC;
+                case FAILED -> ERROR;
+              });
     }
     return exit;
   }
@@ -103,7 +110,8 @@ public final class ReplayCli {
     switch (r.outcome()) {
       case OK -> out.println("OK " + which + ": replays against the current workflow code");
       case NON_DETERMINISTIC -> {
-        out.println("NON-DETERMINISTIC " + which + ": the current workflow code makes different decisions");
+        out.println(
+            "NON-DETERMINISTIC " + which + ": the current workflow code makes different decisions");
         out.println("  " + r.problem());
         out.println(
             "  Workers running this code would fail this workflow's tasks. Guard the change with"
@@ -119,12 +127,17 @@ public final class ReplayCli {
     String namespace = env("TEMPORAL_NAMESPACE", "default");
     out.println("fetching " + workflowId + " from " + address + " (namespace " + namespace + ")");
     WorkflowServiceStubs stubs =
-        WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder().setTarget(address).build());
+        WorkflowServiceStubs.newServiceStubs(
+            WorkflowServiceStubsOptions.newBuilder().setTarget(address).build());
     try {
       WorkflowClient client =
-          WorkflowClient.newInstance(stubs, WorkflowClientOptions.newBuilder().setNamespace(namespace).build());
+          WorkflowClient.newInstance(
+              stubs, WorkflowClientOptions.newBuilder().setNamespace(namespace).build());
       // the latest run unless one is named; its ID is asked for first so the report can name it
-      String run = runId != null ? runId : client.newUntypedWorkflowStub(workflowId).describe().getExecution().getRunId();
+      String run =
+          runId != null
+              ? runId
+              : client.newUntypedWorkflowStub(workflowId).describe().getExecution().getRunId();
       return new Loaded(client.fetchHistory(workflowId, run), run);
     } finally {
       stubs.shutdownNow();
@@ -137,7 +150,8 @@ public final class ReplayCli {
   }
 
   private static void usage(PrintStream out) {
-    out.println("usage: bin/replay WORKFLOW_ID [--run-id RUN_ID]   (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE)");
+    out.println(
+        "usage: bin/replay WORKFLOW_ID [--run-id RUN_ID]   (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE)");
     out.println("       bin/replay --file history.json [--file more.json ...]");
   }
 }

@@ -7,7 +7,10 @@ import io.temporal.activity.ActivityMethod;
 @ActivityInterface
 public interface TemplateActivities {
 
-  /** Renders the FAQ entry's standard answer into the uniform answer shape (level FAQ, with a notice). */
+  /**
+   * Renders the FAQ entry's standard answer into the uniform answer shape (level FAQ, with a
+   * notice).
+   */
   @ActivityMethod
   Answer renderFaqAnswer(TemplateRequest request);
 }

@@ -5,7 +5,8 @@ import java.util.List;
 /**
  * Everything a person needs to answer without asking the customer again.
  *
- * @param caller the caller that asked (with userId and sessionId it names the session whose turns staff see)
+ * @param caller the caller that asked (with userId and sessionId it names the session whose turns
+ *     staff see)
  */
 public record TicketRequest(
     String workflowId,

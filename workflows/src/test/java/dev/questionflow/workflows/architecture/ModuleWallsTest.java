@@ -8,22 +8,31 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
 /**
- * Workflow code must stay deterministic and replayable: it sees the Temporal SDK, the JDK, logging and its own
- * types, never the stores, indexes or model clients the activities use (the Maven module keeps them off its class
- * path; this keeps the SDK's own transitive libraries out too).
+ * Workflow code must stay deterministic and replayable: it sees the Temporal SDK, the JDK, logging
+ * and its own types, never the stores, indexes or model clients the activities use (the Maven
+ * module keeps them off its class path; this keeps the SDK's own transitive libraries out too).
  */
 class ModuleWallsTest {
 
-  private static final JavaClasses WORKFLOWS = new ClassFileImporter()
-      .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-      .importPackages("dev.questionflow.workflows");
+  private static final JavaClasses WORKFLOWS =
+      new ClassFileImporter()
+          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+          .importPackages("dev.questionflow.workflows");
 
   @Test
   void workflowCodeSeesOnlyTheTemporalSdkAndItsOwnTypes() {
-    classes().should().onlyDependOnClassesThat().resideInAnyPackage(
-            "dev.questionflow.workflows..", "io.temporal..", "java..", "org.slf4j..",
-            // the SDK's workflow metrics scope and the JSON its data converter reads annotations from
-            "com.uber.m3..", "com.fasterxml.jackson.annotation..")
+    classes()
+        .should()
+        .onlyDependOnClassesThat()
+        .resideInAnyPackage(
+            "dev.questionflow.workflows..",
+            "io.temporal..",
+            "java..",
+            "org.slf4j..",
+            // the SDK's workflow metrics scope and the JSON its data converter reads annotations
+            // from
+            "com.uber.m3..",
+            "com.fasterxml.jackson.annotation..")
         .check(WORKFLOWS);
   }
 }

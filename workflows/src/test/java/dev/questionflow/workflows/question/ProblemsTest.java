@@ -15,9 +15,12 @@ class ProblemsTest {
     problems.add("primary model", "skipped, chain budget used up");
     problems.note("no FAQ match");
 
-    assertThat(problems.reason()).isEqualTo("retrieval: RetrievalUnavailable; primary model: ModelServerError;"
-        + " backup model: not configured; primary model: skipped, chain budget used up; no FAQ match");
-    assertThat(problems.degradedStages()).containsExactly("backup_model", "primary_model", "retrieval");
+    assertThat(problems.reason())
+        .isEqualTo(
+            "retrieval: RetrievalUnavailable; primary model: ModelServerError;"
+                + " backup model: not configured; primary model: skipped, chain budget used up; no FAQ match");
+    assertThat(problems.degradedStages())
+        .containsExactly("backup_model", "primary_model", "retrieval");
   }
 
   @Test

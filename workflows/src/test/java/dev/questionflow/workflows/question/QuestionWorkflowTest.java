@@ -4,20 +4,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.questionflow.workflows.ActivityStages;
 import dev.questionflow.workflows.SearchAttributes;
-import dev.questionflow.workflows.replay.GoldenHistories;
+import dev.questionflow.workflows.deadletter.DeadLetterStatus;
+import dev.questionflow.workflows.deadletter.DeadLetterTicketWorkflow;
+import dev.questionflow.workflows.deadletter.DeadLetterTicketWorkflowImpl;
 import dev.questionflow.workflows.generation.GenerationActivities;
 import dev.questionflow.workflows.generation.GenerationRequest;
 import dev.questionflow.workflows.generation.GenerationResult;
 import dev.questionflow.workflows.generation.ModelFailures;
-import dev.questionflow.workflows.deadletter.DeadLetterStatus;
-import dev.questionflow.workflows.deadletter.DeadLetterTicketWorkflow;
-import dev.questionflow.workflows.deadletter.DeadLetterTicketWorkflowImpl;
 import dev.questionflow.workflows.intent.IntentActivities;
 import dev.questionflow.workflows.intent.IntentResult;
+import dev.questionflow.workflows.lane.LaneActivities;
+import dev.questionflow.workflows.lane.LaneEntry;
+import dev.questionflow.workflows.lane.LaneSnapshot;
+import dev.questionflow.workflows.replay.GoldenHistories;
 import dev.questionflow.workflows.retrieval.FaqHit;
 import dev.questionflow.workflows.retrieval.RetrievalActivities;
 import dev.questionflow.workflows.retrieval.RetrievalRequest;
 import dev.questionflow.workflows.retrieval.RetrievalResult;
+import dev.questionflow.workflows.session.SessionActivities;
+import dev.questionflow.workflows.session.SessionJoin;
+import dev.questionflow.workflows.session.SessionTurn;
 import dev.questionflow.workflows.template.TemplateActivities;
 import dev.questionflow.workflows.template.TemplateRequest;
 import dev.questionflow.workflows.ticket.TicketActivities;
@@ -25,14 +31,8 @@ import dev.questionflow.workflows.ticket.TicketClosing;
 import dev.questionflow.workflows.ticket.TicketRef;
 import dev.questionflow.workflows.ticket.TicketRequest;
 import dev.questionflow.workflows.ticket.TicketUndelivered;
-import dev.questionflow.workflows.lane.LaneActivities;
-import dev.questionflow.workflows.lane.LaneEntry;
-import dev.questionflow.workflows.lane.LaneSnapshot;
-import dev.questionflow.workflows.session.SessionActivities;
-import dev.questionflow.workflows.session.SessionJoin;
-import dev.questionflow.workflows.session.SessionTurn;
-import io.temporal.activity.LocalActivityOptions;
 import io.temporal.activity.ActivityOptions;
+import io.temporal.activity.LocalActivityOptions;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.common.RetryOptions;
@@ -49,8 +49,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The ladder's decisions on the SDK's in-process server with time skipping. The activities here are scripted
- * stand-ins for the real ones (which have their own tests), so each path can be forced.
+ * The ladder's decisions on the SDK's in-process server with time skipping. The activities here are
+ * scripted stand-ins for the real ones (which have their own tests), so each path can be forced.
  */
 class QuestionWorkflowTest {
 
@@ -64,7 +64,8 @@ class QuestionWorkflowTest {
   @BeforeEach
   void start() {
     env = TestWorkflowEnvironment.newInstance();
-    SearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(), key.getValueType()));
+    SearchAttributes.ALL.forEach(
+        key -> env.registerSearchAttribute(key.getName(), key.getValueType()));
     Worker worker = env.newWorker(QuestionWorkflow.TASK_QUEUE);
     ActivityOptions options =
         ActivityOptions.newBuilder()
@@ -79,11 +80,15 @@ class QuestionWorkflowTest {
     worker.registerWorkflowImplementationTypes(
         WorkflowImplementationOptions.newBuilder()
             .setDefaultActivityOptions(options)
-            // per-type options, as the app declares them: stubs with their own options (the lane, summaries) are
+            // per-type options, as the app declares them: stubs with their own options (the lane,
+            // summaries) are
             // merged with these
-            .setActivityOptions(ActivityStages.sameForEveryType(ActivityStages.ACTIVITY_TYPES, options))
+            .setActivityOptions(
+                ActivityStages.sameForEveryType(ActivityStages.ACTIVITY_TYPES, options))
             .setDefaultLocalActivityOptions(
-                LocalActivityOptions.newBuilder().setStartToCloseTimeout(Duration.ofSeconds(2)).build())
+                LocalActivityOptions.newBuilder()
+                    .setStartToCloseTimeout(Duration.ofSeconds(2))
+                    .build())
             .build(),
         QuestionWorkflowImpl.class,
         DeadLetterTicketWorkflowImpl.class);
@@ -102,12 +107,24 @@ class QuestionWorkflowTest {
   private QuestionWorkflow workflow(String id) {
     return client.newWorkflowStub(
         QuestionWorkflow.class,
-        WorkflowOptions.newBuilder().setTaskQueue(QuestionWorkflow.TASK_QUEUE).setWorkflowId(id).build());
+        WorkflowOptions.newBuilder()
+            .setTaskQueue(QuestionWorkflow.TASK_QUEUE)
+            .setWorkflowId(id)
+            .build());
   }
 
   private static Question question(String text) {
-    return new Question("s1", "u1", "m1", text, Question.Tier.STANDARD, "web", "r1", 5,
-        new QuestionPolicy(3600, "We will reply within a day."), "test-caller");
+    return new Question(
+        "s1",
+        "u1",
+        "m1",
+        text,
+        Question.Tier.STANDARD,
+        "web",
+        "r1",
+        5,
+        new QuestionPolicy(3600, "We will reply within a day."),
+        "test-caller");
   }
 
   @Test
@@ -120,7 +137,8 @@ class QuestionWorkflowTest {
     assertThat(answer.level()).isEqualTo(AnswerLevel.RAG);
     assertThat(answer.faqId()).isEqualTo("card_arrival");
     assertThat(answer.notice()).isNull();
-    assertThat(activities.generationRequests).singleElement()
+    assertThat(activities.generationRequests)
+        .singleElement()
         .satisfies(r -> assertThat(r.knowledge()).containsExactly(CARD));
     GoldenHistories.keep(client, "q-rag", "rag");
   }
@@ -146,7 +164,8 @@ class QuestionWorkflowTest {
     assertThat(answer.notice()).isNotBlank();
     assertThat(activities.templateReasons).containsExactly("primary model: not configured");
     assertThat(workflow.status(null).stage()).isEqualTo(Stage.ANSWERED);
-    assertThat(currentDetails("q-faq")).isEqualTo("answered at FAQ level (primary model: not configured)");
+    assertThat(currentDetails("q-faq"))
+        .isEqualTo("answered at FAQ level (primary model: not configured)");
     GoldenHistories.keep(client, "q-faq", "faq");
   }
 
@@ -169,7 +188,8 @@ class QuestionWorkflowTest {
 
     assertThat(answer.level()).isEqualTo(AnswerLevel.FAQ);
     assertThat(activities.modelCalls.get()).isEqualTo(3);
-    assertThat(activities.templateReasons).containsExactly("primary model: InternalServerException");
+    assertThat(activities.templateReasons)
+        .containsExactly("primary model: InternalServerException");
     assertThat(answer.reason()).isEqualTo("primary model: InternalServerException");
   }
 
@@ -195,16 +215,19 @@ class QuestionWorkflowTest {
     assertThat(ticketed.stage()).isEqualTo(Stage.TICKETED);
     assertThat(ticketed.answer().level()).isEqualTo(AnswerLevel.TICKET);
     assertThat(ticketed.answer().ticketId()).isEqualTo("T-ticket");
-    assertThat(activities.ticketRequests).singleElement()
+    assertThat(activities.ticketRequests)
+        .singleElement()
         .satisfies(t -> assertThat(t.reason()).contains("no FAQ match"));
 
-    workflow.staffReply(new StaffReply("T-other", "mallory", "ignored: not this question's ticket"));
+    workflow.staffReply(
+        new StaffReply("T-other", "mallory", "ignored: not this question's ticket"));
     workflow.staffReply(new StaffReply("T-ticket", "alice", "Rayleigh scattering."));
     Answer answer = client.newUntypedWorkflowStub("q-ticket").getResult(Answer.class);
 
     assertThat(answer.level()).isEqualTo(AnswerLevel.HUMAN);
     assertThat(answer.text()).isEqualTo("Rayleigh scattering.");
-    assertThat(activities.closings).containsExactly(new TicketClosing("T-ticket", "alice", "Rayleigh scattering."));
+    assertThat(activities.closings)
+        .containsExactly(new TicketClosing("T-ticket", "alice", "Rayleigh scattering."));
     GoldenHistories.keep(client, "q-ticket", "ticket-staff-reply");
   }
 
@@ -220,15 +243,18 @@ class QuestionWorkflowTest {
   @Test
   void whenThePrimaryModelFailsTheBackupModelAnswers() {
     activities.match = CARD;
-    activities.modelFailure = ApplicationFailure.newNonRetryableFailure("breaker open", ModelFailures.CIRCUIT_OPEN);
+    activities.modelFailure =
+        ApplicationFailure.newNonRetryableFailure("breaker open", ModelFailures.CIRCUIT_OPEN);
     activities.backupReply = "Your card arrives within a week (backup).";
 
-    Answer answer = workflow("q-backup").answer(question("Where is my card?", policy(30, true, List.of())));
+    Answer answer =
+        workflow("q-backup").answer(question("Where is my card?", policy(30, true, List.of())));
 
     assertThat(answer.level()).isEqualTo(AnswerLevel.RAG);
     assertThat(answer.text()).contains("backup");
     assertThat(answer.reason()).isEqualTo("primary model: CircuitOpen");
-    assertThat(activities.generationRequests).extracting(GenerationRequest::model)
+    assertThat(activities.generationRequests)
+        .extracting(GenerationRequest::model)
         .containsExactly(ModelFailures.PRIMARY, ModelFailures.BACKUP);
   }
 
@@ -243,7 +269,8 @@ class QuestionWorkflowTest {
 
     assertThat(answer.level()).isEqualTo(AnswerLevel.FAQ);
     assertThat(answer.reason()).isEqualTo("primary model: over the 1 s chain budget");
-    assertThat(activities.templateReasons).containsExactly("primary model: over the 1 s chain budget");
+    assertThat(activities.templateReasons)
+        .containsExactly("primary model: over the 1 s chain budget");
     GoldenHistories.keep(client, "q-budget", "timeout-chain-budget");
   }
 
@@ -265,11 +292,13 @@ class QuestionWorkflowTest {
     activities.modelReply = "would have answered";
 
     Answer answer =
-        workflow("q-critical").answer(question("Where is my card?", policy(30, false, List.of("retrieval"))));
+        workflow("q-critical")
+            .answer(question("Where is my card?", policy(30, false, List.of("retrieval"))));
 
     assertThat(answer.level()).isEqualTo(AnswerLevel.TICKET);
     assertThat(activities.modelCalls.get()).isZero();
-    assertThat(activities.ticketRequests).singleElement()
+    assertThat(activities.ticketRequests)
+        .singleElement()
         .satisfies(t -> assertThat(t.reason()).isEqualTo("retrieval: Unavailable"));
   }
 
@@ -291,17 +320,22 @@ class QuestionWorkflowTest {
 
     Answer answer = workflow("q-deadletter").answer(question("Why is the sky blue?"));
 
-    // the customer is not kept waiting for the helpdesk: handed over, ticket compensated, dead letter started
+    // the customer is not kept waiting for the helpdesk: handed over, ticket compensated, dead
+    // letter started
     assertThat(answer.level()).isEqualTo(AnswerLevel.TICKET);
-    assertThat(activities.undelivered).singleElement()
-        .satisfies(u -> {
-          assertThat(u.ticketId()).isEqualTo("T-deadletter");
-          assertThat(u.reason()).contains("HelpdeskUnavailable");
-        });
+    assertThat(activities.undelivered)
+        .singleElement()
+        .satisfies(
+            u -> {
+              assertThat(u.ticketId()).isEqualTo("T-deadletter");
+              assertThat(u.reason()).contains("HelpdeskUnavailable");
+            });
     DeadLetterTicketWorkflow deadLetter =
-        client.newWorkflowStub(DeadLetterTicketWorkflow.class, DeadLetterTicketWorkflow.workflowIdFor("T-deadletter"));
+        client.newWorkflowStub(
+            DeadLetterTicketWorkflow.class, DeadLetterTicketWorkflow.workflowIdFor("T-deadletter"));
     int failedBefore = activities.deliveryAttempts.get();
-    env.sleep(Duration.ofMinutes(10)); // time skipping: several redelivery rounds with growing backoff
+    env.sleep(
+        Duration.ofMinutes(10)); // time skipping: several redelivery rounds with growing backoff
     assertThat(activities.deliveryAttempts.get()).isGreaterThan(failedBefore);
     assertThat(deadLetter.status().delivered()).isFalse();
     assertThat(activities.deliveries.get()).isZero();
@@ -309,14 +343,16 @@ class QuestionWorkflowTest {
     activities.helpdeskDown = false;
     deadLetter.redrive();
     DeadLetterStatus done =
-        client.newUntypedWorkflowStub(DeadLetterTicketWorkflow.workflowIdFor("T-deadletter"))
+        client
+            .newUntypedWorkflowStub(DeadLetterTicketWorkflow.workflowIdFor("T-deadletter"))
             .getResult(DeadLetterStatus.class);
 
     assertThat(done.delivered()).isTrue();
     assertThat(done.attempts()).isGreaterThanOrEqualTo(2);
     assertThat(activities.deliveries.get()).isEqualTo(1);
     GoldenHistories.keep(client, "q-deadletter", "dead-letter-question");
-    GoldenHistories.keep(client, DeadLetterTicketWorkflow.workflowIdFor("T-deadletter"), "dead-letter-redelivery");
+    GoldenHistories.keep(
+        client, DeadLetterTicketWorkflow.workflowIdFor("T-deadletter"), "dead-letter-redelivery");
   }
 
   @Test
@@ -325,13 +361,24 @@ class QuestionWorkflowTest {
     activities.modelReply = "Your card is on its way.";
     activities.modelLatencyMillis = 0;
     activities.positions.addAll(List.of(40L, 30L, -1L)); // at entry, first refresh, then started
-    QuestionPolicy lanes = new QuestionPolicy(3600, "We will reply within a day.", 30, false, List.of(), null,
-        java.util.Map.of(ModelFailures.PRIMARY, LANE), 60, 10);
-    activities.laneGate = new java.util.concurrent.CompletableFuture<>(); // the question stays queued until released
+    QuestionPolicy lanes =
+        new QuestionPolicy(
+            3600,
+            "We will reply within a day.",
+            30,
+            false,
+            List.of(),
+            null,
+            java.util.Map.of(ModelFailures.PRIMARY, LANE),
+            60,
+            10);
+    activities.laneGate =
+        new java.util.concurrent.CompletableFuture<>(); // the question stays queued until released
 
     QuestionWorkflow workflow = workflow("q-lane");
     WorkflowClient.start(workflow::answer, question("Where is my card?", lanes));
-    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
         .until(() -> workflow.status(null).stage() == Stage.WAITING_IN_QUEUE);
     QuestionStatus atEntry = workflow.status(null);
     long t0 = System.currentTimeMillis();
@@ -341,16 +388,20 @@ class QuestionWorkflowTest {
     assertThat(atEntry.queuePosition()).isEqualTo(40);
     assertThat(atEntry.etaSeconds()).isEqualTo(21); // (40 + 1) / 2 + 0.1, rounded up
     // what a person sees in the Web UI's "Current Details" (and the workflow metadata query)
-    assertThat(currentDetails("q-lane")).isEqualTo("waiting for model lane lane-primary, position 40, about 21 s");
+    assertThat(currentDetails("q-lane"))
+        .isEqualTo("waiting for model lane lane-primary, position 40, about 21 s");
     assertThat(later.queuePosition()).isBetween(29, 31);
     assertThat(muchLater.queuePosition()).isZero();
-    assertThat(activities.laneEntries).singleElement()
+    assertThat(activities.laneEntries)
+        .singleElement()
         .satisfies(e -> assertThat(e.priorityKey()).isEqualTo(3));
 
     activities.laneGate.complete(null);
     Answer answer = client.newUntypedWorkflowStub("q-lane").getResult(Answer.class);
     assertThat(answer.level()).isEqualTo(AnswerLevel.RAG);
-    assertThat(activities.laneCalls.get()).as("GenerateAnswer ran on the lane's task queue").isEqualTo(1);
+    assertThat(activities.laneCalls.get())
+        .as("GenerateAnswer ran on the lane's task queue")
+        .isEqualTo(1);
     GoldenHistories.keep(client, "q-lane", "priority-lane-wait");
   }
 
@@ -358,14 +409,25 @@ class QuestionWorkflowTest {
   void aComplaintIsRaisedToPriorityEightAndItsTurnIsRecorded() {
     activities.intentName = QuestionWorkflowImpl.COMPLAINT_INTENT;
     activities.modelReply = "We are sorry.";
-    QuestionPolicy lanes = new QuestionPolicy(3600, "We will reply within a day.", 30, false, List.of(), null,
-        java.util.Map.of(ModelFailures.PRIMARY, LANE), 60, 10);
+    QuestionPolicy lanes =
+        new QuestionPolicy(
+            3600,
+            "We will reply within a day.",
+            30,
+            false,
+            List.of(),
+            null,
+            java.util.Map.of(ModelFailures.PRIMARY, LANE),
+            60,
+            10);
 
     workflow("q-complaint").answer(question("This is unacceptable, I want to complain", lanes));
 
-    // the lane call's Temporal priority (its ledger entry, when it had to wait, carries the same key)
+    // the lane call's Temporal priority (its ledger entry, when it had to wait, carries the same
+    // key)
     assertThat(activities.lanePriorityKeys).containsExactly(2);
-    assertThat(activities.turns).singleElement()
+    assertThat(activities.turns)
+        .singleElement()
         .satisfies(t -> assertThat(t.answer()).isEqualTo("We are sorry."));
     GoldenHistories.keep(client, "q-complaint", "priority-complaint");
   }
@@ -386,20 +448,27 @@ class QuestionWorkflowTest {
     Answer answer = client.newUntypedWorkflowStub("q-second").getResult(Answer.class);
 
     assertThat(answer.text()).isEqualTo("Second answer.");
-    assertThat(activities.generationRequests).singleElement()
-        .satisfies(r -> assertThat(r.sessionId()).as("the session of this caller and user").isEqualTo("test-caller|u1|s1"));
+    assertThat(activities.generationRequests)
+        .singleElement()
+        .satisfies(
+            r ->
+                assertThat(r.sessionId())
+                    .as("the session of this caller and user")
+                    .isEqualTo("test-caller|u1|s1"));
     GoldenHistories.keep(client, "q-second", "session-wait");
   }
 
   @Test
   void waitingInTheSessionLineDoesNotSpendTheChainBudget() {
-    // the SPEC: the chain has its budget once processing starts; waiting for the session's earlier question is
+    // the SPEC: the chain has its budget once processing starts; waiting for the session's earlier
+    // question is
     // waiting, not processing (that wait is bounded on its own)
     activities.modelReply = "Second answer, in time.";
     activities.modelLatencyMillis = 3_000;
     activities.predecessor = "q-first";
     QuestionWorkflow second = workflow("q-late-in-session");
-    WorkflowClient.start(second::answer, question("And when will it arrive?", policy(10, false, List.of())));
+    WorkflowClient.start(
+        second::answer, question("And when will it arrive?", policy(10, false, List.of())));
     env.sleep(Duration.ofSeconds(20)); // the earlier question takes twice the budget
     second.sessionTurnReady("q-first");
     Answer answer = client.newUntypedWorkflowStub("q-late-in-session").getResult(Answer.class);
@@ -413,47 +482,73 @@ class QuestionWorkflowTest {
   void aComplaintsTicketCarriesTheRaisedPriorityItsSummaryShows() {
     activities.intentName = QuestionWorkflowImpl.COMPLAINT_INTENT;
 
-    Answer answer = workflow("q-complaint-ticket").answer(question("This is unacceptable, I want to complain"));
+    Answer answer =
+        workflow("q-complaint-ticket").answer(question("This is unacceptable, I want to complain"));
 
     assertThat(answer.level()).isEqualTo(AnswerLevel.TICKET);
-    assertThat(activities.ticketRequests).singleElement()
-        .satisfies(t -> assertThat(t.priority()).as("raised from 5 for the complaint")
-            .isEqualTo(dev.questionflow.workflows.lane.Priorities.COMPLAINT));
+    assertThat(activities.ticketRequests)
+        .singleElement()
+        .satisfies(
+            t ->
+                assertThat(t.priority())
+                    .as("raised from 5 for the complaint")
+                    .isEqualTo(dev.questionflow.workflows.lane.Priorities.COMPLAINT));
   }
 
-  /** The workflow's current details, read through the SDK's built-in metadata query as the Web UI does. */
+  /**
+   * The workflow's current details, read through the SDK's built-in metadata query as the Web UI
+   * does.
+   */
   private String currentDetails(String workflowId) {
-    return client.newUntypedWorkflowStub(workflowId)
+    return client
+        .newUntypedWorkflowStub(workflowId)
         .query("__temporal_workflow_metadata", io.temporal.api.sdk.v1.WorkflowMetadata.class)
         .getCurrentDetails();
   }
 
   private static QuestionPolicy policy(long budgetSeconds, boolean backup, List<String> critical) {
-    return new QuestionPolicy(3600, "We will reply within a day.", budgetSeconds, backup, critical,
+    return new QuestionPolicy(
+        3600,
+        "We will reply within a day.",
+        budgetSeconds,
+        backup,
+        critical,
         new QuestionPolicy.DeadLetterPolicy(60, 600));
   }
 
   private static Question question(String text, QuestionPolicy policy) {
-    return new Question("s1", "u1", "m1", text, Question.Tier.STANDARD, "web", "r1", 5, policy, "test-caller");
+    return new Question(
+        "s1", "u1", "m1", text, Question.Tier.STANDARD, "web", "r1", 5, policy, "test-caller");
   }
 
   /** One object serving all five activity interfaces, scripted per test. */
   private static final String LANE = "lane-primary";
 
-  /** Only GenerateAnswer, for the lane's task queue (a worker there must not run the other activities). */
+  /**
+   * Only GenerateAnswer, for the lane's task queue (a worker there must not run the other
+   * activities).
+   */
   record LaneGeneration(Scripted scripted) implements GenerationActivities {
     @Override
     public GenerationResult generateAnswer(GenerationRequest request) {
       scripted.laneCalls.incrementAndGet();
       scripted.lanePriorityKeys.add(
-          io.temporal.activity.Activity.getExecutionContext().getInfo().getPriority().getPriorityKey());
+          io.temporal.activity.Activity.getExecutionContext()
+              .getInfo()
+              .getPriority()
+              .getPriorityKey());
       return scripted.generateAnswer(request);
     }
   }
 
   static class Scripted
-      implements IntentActivities, RetrievalActivities, GenerationActivities, TemplateActivities, TicketActivities,
-          SessionActivities, LaneActivities {
+      implements IntentActivities,
+          RetrievalActivities,
+          GenerationActivities,
+          TemplateActivities,
+          TicketActivities,
+          SessionActivities,
+          LaneActivities {
     final List<Integer> lanePriorityKeys = new CopyOnWriteArrayList<>();
     volatile FaqHit match;
     volatile String modelReply;
@@ -463,9 +558,14 @@ class QuestionWorkflowTest {
     volatile boolean templateFails;
     volatile String backupReply;
     volatile long modelLatencyMillis;
-    /** Held open while a test needs the question to stay queued; completed to let the model call through. */
+
+    /**
+     * Held open while a test needs the question to stay queued; completed to let the model call
+     * through.
+     */
     volatile java.util.concurrent.CompletableFuture<Void> laneGate =
         java.util.concurrent.CompletableFuture.completedFuture(null);
+
     volatile boolean helpdeskDown;
     final AtomicInteger deliveries = new AtomicInteger();
     final AtomicInteger laneCalls = new AtomicInteger();
@@ -474,8 +574,10 @@ class QuestionWorkflowTest {
     volatile String predecessor;
     final List<SessionTurn> turns = new CopyOnWriteArrayList<>();
     final List<LaneEntry> laneEntries = new CopyOnWriteArrayList<>();
+
     /** Positions the ledger reports: at enterLane, then at each refresh (-1 = started). */
     final java.util.Deque<Long> positions = new java.util.concurrent.ConcurrentLinkedDeque<>();
+
     final AtomicInteger deliveryAttempts = new AtomicInteger();
     final List<TicketUndelivered> undelivered = new CopyOnWriteArrayList<>();
     volatile String retrievalMethod = RetrievalResult.SEMANTIC;
@@ -498,7 +600,9 @@ class QuestionWorkflowTest {
       if (retrievalFails) {
         throw ApplicationFailure.newNonRetryableFailure("index unavailable", "Unavailable");
       }
-      return match == null ? RetrievalResult.none(retrievalMethod) : new RetrievalResult(List.of(match), match, retrievalMethod);
+      return match == null
+          ? RetrievalResult.none(retrievalMethod)
+          : new RetrievalResult(List.of(match), match, retrievalMethod);
     }
 
     @Override
@@ -532,7 +636,13 @@ class QuestionWorkflowTest {
       if (templateFails) {
         throw ApplicationFailure.newNonRetryableFailure("template store down", "Unavailable");
       }
-      return new Answer("Within 3-5 working days.", request.level(), request.faqId(), null, "Simplified mode", null);
+      return new Answer(
+          "Within 3-5 working days.",
+          request.level(),
+          request.faqId(),
+          null,
+          "Simplified mode",
+          null);
     }
 
     @Override
@@ -581,7 +691,8 @@ class QuestionWorkflowTest {
     private LaneSnapshot snapshot() {
       Long p = positions.poll();
       long position = p == null ? -1 : p;
-      return new LaneSnapshot(position, 2.0, 100, (position + 1) / 2.0 + 0.1, System.currentTimeMillis());
+      return new LaneSnapshot(
+          position, 2.0, 100, (position + 1) / 2.0 + 0.1, System.currentTimeMillis());
     }
 
     @Override

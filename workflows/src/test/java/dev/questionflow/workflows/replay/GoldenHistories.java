@@ -7,10 +7,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Golden histories: one recorded history per path of the question workflow, committed under
- * {@code src/test/resources/golden} and replayed in every build ({@link GoldenHistoryReplayTest}). They are
- * re-recorded only on purpose, after a change that is meant to be incompatible and is guarded by versioning:
- * {@code mvn -pl workflows test -Dtest=QuestionWorkflowTest -Dgolden.record=true}.
+ * Golden histories: one recorded history per path of the question workflow, committed under {@code
+ * src/test/resources/golden} and replayed in every build ({@link GoldenHistoryReplayTest}). They
+ * are re-recorded only on purpose, after a change that is meant to be incompatible and is guarded
+ * by versioning: {@code mvn -pl workflows test -Dtest=QuestionWorkflowTest -Dgolden.record=true}.
  */
 public final class GoldenHistories {
 
@@ -18,14 +18,18 @@ public final class GoldenHistories {
 
   private GoldenHistories() {}
 
-  /** Writes the finished workflow's history as {@code golden/<name>.json} when recording, else does nothing. */
+  /**
+   * Writes the finished workflow's history as {@code golden/<name>.json} when recording, else does
+   * nothing.
+   */
   public static void keep(WorkflowClient client, String workflowId, String name) {
     if (!Boolean.getBoolean("golden.record")) {
       return;
     }
     try {
       Files.createDirectories(DIR);
-      Files.writeString(DIR.resolve(name + ".json"), client.fetchHistory(workflowId).toJson(true) + "\n");
+      Files.writeString(
+          DIR.resolve(name + ".json"), client.fetchHistory(workflowId).toJson(true) + "\n");
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

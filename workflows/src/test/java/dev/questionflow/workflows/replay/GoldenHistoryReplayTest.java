@@ -2,10 +2,10 @@ package dev.questionflow.workflows.replay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.questionflow.workflows.deadletter.DeadLetterTicketWorkflowImpl;
 import dev.questionflow.workflows.question.Answer;
 import dev.questionflow.workflows.question.Question;
 import dev.questionflow.workflows.question.QuestionWorkflowImpl;
-import dev.questionflow.workflows.deadletter.DeadLetterTicketWorkflowImpl;
 import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.workflow.Workflow;
 import java.io.ByteArrayOutputStream;
@@ -22,18 +22,30 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every committed golden history replays against the current workflow code, so a change that would break running
- * workflows fails the build; and a deliberately incompatible change is reported as non-determinism.
+ * Every committed golden history replays against the current workflow code, so a change that would
+ * break running workflows fails the build; and a deliberately incompatible change is reported as
+ * non-determinism.
  */
 class GoldenHistoryReplayTest {
 
   /** The paths the golden set must cover (file names under src/test/resources/golden). */
   private static final List<String> PATHS =
-      List.of("rag", "faq", "ticket-staff-reply", "timeout-chain-budget", "priority-lane-wait", "priority-complaint",
-          "dead-letter-question", "dead-letter-redelivery", "session-wait",
-          // recorded before ModelLane.LANE_ENTRY_WITH_CALL and QuestionWorkflowImpl.BUDGET_AFTER_SESSION_WAIT
+      List.of(
+          "rag",
+          "faq",
+          "ticket-staff-reply",
+          "timeout-chain-budget",
+          "priority-lane-wait",
+          "priority-complaint",
+          "dead-letter-question",
+          "dead-letter-redelivery",
+          "session-wait",
+          // recorded before ModelLane.LANE_ENTRY_WITH_CALL and
+          // QuestionWorkflowImpl.BUDGET_AFTER_SESSION_WAIT
           // (version 1 each): still replayed, as workflows started before those changes must go on
-          "priority-lane-wait-v0", "priority-complaint-v0", "session-wait-v0");
+          "priority-lane-wait-v0",
+          "priority-complaint-v0",
+          "session-wait-v0");
 
   static Stream<String> goldenPaths() {
     return PATHS.stream();
@@ -50,7 +62,8 @@ class GoldenHistoryReplayTest {
   @ParameterizedTest
   @MethodSource("goldenPaths")
   void replaysAgainstTheCurrentCode(String path) throws IOException {
-    HistoryReplay.Result result = HistoryReplay.replay(golden(path), HistoryReplay.CURRENT_WORKFLOWS);
+    HistoryReplay.Result result =
+        HistoryReplay.replay(golden(path), HistoryReplay.CURRENT_WORKFLOWS);
 
     assertThat(result.problem()).isNull();
     assertThat(result.outcome()).isEqualTo(HistoryReplay.Outcome.OK);
@@ -62,7 +75,8 @@ class GoldenHistoryReplayTest {
     String file = GoldenHistories.DIR.resolve("rag.json").toString();
 
     Run current = cli(HistoryReplay.CURRENT_WORKFLOWS, "--file", file);
-    Run changed = cli(List.of(TimerFirst.class, DeadLetterTicketWorkflowImpl.class), "--file", file);
+    Run changed =
+        cli(List.of(TimerFirst.class, DeadLetterTicketWorkflowImpl.class), "--file", file);
 
     assertThat(current.exit()).as(current.output()).isEqualTo(ReplayCli.OK);
     assertThat(current.output()).startsWith("OK rag ");
@@ -94,11 +108,13 @@ class GoldenHistoryReplayTest {
 
   private static Run cli(List<Class<?>> implementations, String... args) {
     ByteArrayOutputStream buffer = new ByteArrayOutputStream();
-    int exit = ReplayCli.run(args, implementations, new PrintStream(buffer, true, StandardCharsets.UTF_8));
+    int exit =
+        ReplayCli.run(args, implementations, new PrintStream(buffer, true, StandardCharsets.UTF_8));
     return new Run(exit, buffer.toString(StandardCharsets.UTF_8));
   }
 
   private static WorkflowExecutionHistory golden(String path) throws IOException {
-    return WorkflowExecutionHistory.fromJson(Files.readString(GoldenHistories.DIR.resolve(path + ".json")), path);
+    return WorkflowExecutionHistory.fromJson(
+        Files.readString(GoldenHistories.DIR.resolve(path + ".json")), path);
   }
 }
