@@ -36,48 +36,26 @@ public record Ticket(
   }
 
   Ticket delivered(Instant at) {
-    return new Ticket(
-        ticketId,
-        workflowId,
-        sessionId,
-        userId,
-        question,
-        intent,
-        priority,
-        candidateFaqIds,
-        reason,
-        status,
-        createdAt,
-        at,
-        agent,
-        reply,
-        answeredAt,
-        null,
-        caller);
+    return progressed(status, at, agent, reply, answeredAt, null);
   }
 
   Ticket answered(String byAgent, String replyText, Instant at) {
-    return new Ticket(
-        ticketId,
-        workflowId,
-        sessionId,
-        userId,
-        question,
-        intent,
-        priority,
-        candidateFaqIds,
-        reason,
-        Status.ANSWERED,
-        createdAt,
-        deliveredAt,
-        byAgent,
-        replyText,
-        at,
-        deliveryError,
-        caller);
+    return progressed(Status.ANSWERED, deliveredAt, byAgent, replyText, at, deliveryError);
   }
 
   Ticket undelivered(String error) {
+    return progressed(
+        status, deliveredAt, agent, reply, answeredAt, error == null ? "undelivered" : error);
+  }
+
+  /** This ticket with its changing part replaced: what the question was stays as it was. */
+  private Ticket progressed(
+      Status newStatus,
+      Instant newDeliveredAt,
+      String newAgent,
+      String newReply,
+      Instant newAnsweredAt,
+      String newDeliveryError) {
     return new Ticket(
         ticketId,
         workflowId,
@@ -88,13 +66,13 @@ public record Ticket(
         priority,
         candidateFaqIds,
         reason,
-        status,
+        newStatus,
         createdAt,
-        deliveredAt,
-        agent,
-        reply,
-        answeredAt,
-        error == null ? "undelivered" : error,
+        newDeliveredAt,
+        newAgent,
+        newReply,
+        newAnsweredAt,
+        newDeliveryError,
         caller);
   }
 }

@@ -66,27 +66,20 @@ public record AccessLimitsProperties(
   }
 
   public AccessLimitsProperties withLimits(Limit global, Limit perUser, Limit perIp) {
-    return new AccessLimitsProperties(
-        enabled,
-        global,
-        perUser,
-        perIp,
-        perCaller,
-        perVisitor,
-        redisTimeout,
-        redisRetryInterval,
-        redisConnectTimeout,
-        fallbackLogInterval,
-        localMaxKeys,
-        keyPrefix);
+    return copy(global, perUser, perIp, keyPrefix);
   }
 
   public AccessLimitsProperties withKeyPrefix(String prefix) {
+    return copy(global, perUser, perIp, prefix);
+  }
+
+  private AccessLimitsProperties copy(
+      Limit newGlobal, Limit newPerUser, Limit newPerIp, String newKeyPrefix) {
     return new AccessLimitsProperties(
         enabled,
-        global,
-        perUser,
-        perIp,
+        newGlobal,
+        newPerUser,
+        newPerIp,
         perCaller,
         perVisitor,
         redisTimeout,
@@ -94,7 +87,7 @@ public record AccessLimitsProperties(
         redisConnectTimeout,
         fallbackLogInterval,
         localMaxKeys,
-        prefix);
+        newKeyPrefix);
   }
 
   /**

@@ -361,17 +361,7 @@ class QuestionWorkflowTest {
     activities.modelReply = "Your card is on its way.";
     activities.modelLatencyMillis = 0;
     activities.positions.addAll(List.of(40L, 30L, -1L)); // at entry, first refresh, then started
-    QuestionPolicy lanes =
-        new QuestionPolicy(
-            3600,
-            "We will reply within a day.",
-            30,
-            false,
-            List.of(),
-            null,
-            java.util.Map.of(ModelFailures.PRIMARY, LANE),
-            60,
-            10);
+    QuestionPolicy lanes = withPrimaryLane();
     activities.laneGate =
         new java.util.concurrent.CompletableFuture<>(); // the question stays queued until released
 
@@ -409,17 +399,7 @@ class QuestionWorkflowTest {
   void aComplaintIsRaisedToPriorityEightAndItsTurnIsRecorded() {
     activities.intentName = QuestionWorkflowImpl.COMPLAINT_INTENT;
     activities.modelReply = "We are sorry.";
-    QuestionPolicy lanes =
-        new QuestionPolicy(
-            3600,
-            "We will reply within a day.",
-            30,
-            false,
-            List.of(),
-            null,
-            java.util.Map.of(ModelFailures.PRIMARY, LANE),
-            60,
-            10);
+    QuestionPolicy lanes = withPrimaryLane();
 
     workflow("q-complaint").answer(question("This is unacceptable, I want to complain", lanes));
 
@@ -504,6 +484,20 @@ class QuestionWorkflowTest {
         .newUntypedWorkflowStub(workflowId)
         .query("__temporal_workflow_metadata", io.temporal.api.sdk.v1.WorkflowMetadata.class)
         .getCurrentDetails();
+  }
+
+  /** The default policy with the primary model on its own lane (task queue {@link #LANE}). */
+  private static QuestionPolicy withPrimaryLane() {
+    return new QuestionPolicy(
+        3600,
+        "We will reply within a day.",
+        30,
+        false,
+        List.of(),
+        null,
+        java.util.Map.of(ModelFailures.PRIMARY, LANE),
+        60,
+        10);
   }
 
   private static QuestionPolicy policy(long budgetSeconds, boolean backup, List<String> critical) {
