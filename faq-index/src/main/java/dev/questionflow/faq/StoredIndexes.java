@@ -1,12 +1,20 @@
 package dev.questionflow.faq;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexFileNames;
 import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,6 +68,95 @@ final class StoredIndexes {
           || name.matches(IndexFileNames.CODEC_FILE_PATTERN.pattern())) {
         dir.deleteFile(name);
       }
+    }
+  }
+
+  /** Writes a whole index into a directory, with the fingerprint in its commit data. */
+  @FunctionalInterface
+  interface Writer {
+    void write(Directory dir, String fingerprint) throws IOException;
+  }
+
+  /** An opened stored index, and whether it was (re)built just now. */
+  record Opened(Directory dir, boolean rebuilt) {}
+
+  /**
+   * The one way both indexes are stored: opens the index in {@code folder} and reuses it when its
+   * stored fingerprint is {@code fingerprint}; otherwise (missing, unreadable, built from other
+   * content or another model) clears it and writes it again. Serialised per folder within this JVM.
+   *
+   * @param what for logs and errors ("FAQ index for pack banking77")
+   */
+  static Opened openOrBuild(
+      Path folder, String fingerprintKey, String fingerprint, String what, Writer writer) {
+    Path key = folder.toAbsolutePath().normalize();
+    synchronized (lockFor(key)) {
+      Directory dir = null;
+      try {
+        Files.createDirectories(key);
+        dir = FSDirectory.open(key);
+        String stored = storedFingerprint(dir, fingerprintKey);
+        boolean rebuild = !fingerprint.equals(stored);
+        if (rebuild && stored != null) {
+          deleteIndexFiles(
+              dir); // another fingerprint, or unreadable: nothing of it may block the rebuild
+        }
+        if (rebuild) {
+          log.info(
+              "Building {} in {} (stored fingerprint {}, wanted {})",
+              what,
+              key,
+              stored,
+              fingerprint);
+          writer.write(dir, fingerprint);
+        } else {
+          log.debug("Reusing {} in {}", what, key);
+        }
+        return new Opened(dir, rebuild);
+      } catch (IOException e) {
+        closeQuietly(dir);
+        throw new UncheckedIOException("Cannot open " + what + " in " + key, e);
+      } catch (RuntimeException e) {
+        closeQuietly(dir);
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * SHA-256 over strings, each length-prefixed (and null marked), so no two different lists of
+   * parts give the same input: the one fingerprint encoding of both indexes.
+   */
+  static final class Fingerprint {
+    private final MessageDigest md;
+
+    Fingerprint() {
+      try {
+        md = MessageDigest.getInstance("SHA-256");
+      } catch (NoSuchAlgorithmException e) {
+        throw new IllegalStateException("SHA-256 is part of every JDK", e);
+      }
+    }
+
+    Fingerprint add(String s) {
+      if (s == null) {
+        md.update((byte) 0);
+        return this;
+      }
+      byte[] b = s.getBytes(StandardCharsets.UTF_8);
+      md.update((byte) 1);
+      md.update(ByteBuffer.allocate(4).putInt(b.length).array());
+      md.update(b);
+      return this;
+    }
+
+    Fingerprint addAll(Iterable<String> parts) {
+      parts.forEach(this::add);
+      return this;
+    }
+
+    String hex() {
+      return HexFormat.of().formatHex(md.digest());
     }
   }
 

@@ -26,8 +26,7 @@ final class SemanticFixtures {
       }
       CachingEmbedder embedder = CachingEmbedder.of(MODEL);
       heldOut =
-          SemanticFaqIndex.build(
-              pack, embedder, SemanticFaqIndex.Settings.defaults(MODEL.id()), false);
+          SemanticFaqIndex.build(pack, embedder, SemanticSettings.defaults(MODEL.id()), false);
       embedder.save();
     }
     return heldOut;

@@ -53,7 +53,7 @@ final class SemanticTuningHarness {
       System.out.printf(
           "TUNE %s: embeddings ready in %d ms%n", model.id(), (System.nanoTime() - t0) / 1_000_000);
 
-      SemanticFaqIndex.Settings base = SemanticFaqIndex.Settings.defaults(model.id());
+      SemanticSettings base = SemanticSettings.defaults(model.id());
       List<SoftmaxClassifier.Params> clfGrid = List.of(base.classifier());
       if (Boolean.getBoolean("faq.semtune.clf")) {
         clfGrid =
@@ -66,9 +66,9 @@ final class SemanticTuningHarness {
                 new SoftmaxClassifier.Params(1, 24));
       }
       double bestAcc = -1;
-      SemanticFaqIndex.Settings best = base;
+      SemanticSettings best = base;
       for (SoftmaxClassifier.Params cp : clfGrid) {
-        SemanticFaqIndex.Settings s0 = base.withClassifier(cp);
+        SemanticSettings s0 = base.withClassifier(cp);
         long tb = System.nanoTime();
         try (SemanticFaqIndex idx =
             SemanticFaqIndex.build(Datasets.withPhrasings(pack, nested.train()), emb, s0, false)) {
@@ -87,7 +87,7 @@ final class SemanticTuningHarness {
               100 * acc(idx, rows, s0.withWeights(0, 0, 1)));
           for (int k : new int[] {10, 20, 30, 50}) {
             for (double temp : new double[] {0.01, 0.02, 0.03, 0.05}) {
-              SemanticFaqIndex.Settings sk = s0.withKnn(k, temp);
+              SemanticSettings sk = s0.withKnn(k, temp);
               // components per row: [classifier, knn, keyword] for the gold class and the others
               List<double[][]> comps = new ArrayList<>();
               List<Integer> gold = new ArrayList<>();
@@ -153,13 +153,13 @@ final class SemanticTuningHarness {
         }
         double bestOos = -1;
         double bestAns = 0;
-        SemanticFaqIndex.Settings bestT = best;
+        SemanticSettings bestT = best;
         double minAnswer = Double.parseDouble(System.getProperty("faq.semtune.minAnswer", "0.995"));
         for (double ts = 0; ts <= 0.5; ts += 0.05) {
           for (double tm = 0.3; tm <= 0.95; tm += 0.01) {
             for (double tc = tm; tc <= (KW_RULE ? 0.96 : tm); tc += 0.01) {
               for (double tk = 0; tk <= 0.5; tk += 0.02) {
-                SemanticFaqIndex.Settings cand = best.withThresholds(ts, tm, tc, tk);
+                SemanticSettings cand = best.withThresholds(ts, tm, tc, tk);
                 double ans = rate(in, cand, false);
                 if (ans < minAnswer) {
                   continue;
@@ -215,7 +215,7 @@ final class SemanticTuningHarness {
     }
   }
 
-  private static double rate(List<double[]> xs, SemanticFaqIndex.Settings s, boolean abstain) {
+  private static double rate(List<double[]> xs, SemanticSettings s, boolean abstain) {
     int c = 0;
     for (double[] x : xs) {
       boolean ans = s.answers(x[0], x[1], x[2]);
@@ -230,7 +230,7 @@ final class SemanticTuningHarness {
     return sorted[Math.min(sorted.length - 1, (int) Math.floor(p * sorted.length))];
   }
 
-  private static double acc(SemanticFaqIndex idx, List<Row> rows, SemanticFaqIndex.Settings s) {
+  private static double acc(SemanticFaqIndex idx, List<Row> rows, SemanticSettings s) {
     int ok = 0;
     for (Row r : rows) {
       var c = idx.rank(r.q(), r.kw(), 1, s).candidates();

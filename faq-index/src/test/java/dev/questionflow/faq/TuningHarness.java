@@ -43,7 +43,7 @@ final class TuningHarness {
     for (float[] p : Boolean.getBoolean("faq.tune.grid") ? kb : new float[0][]) {
       StringBuilder line = new StringBuilder(String.format("k1=%.1f b=%.2f:", p[0], p[1]));
       for (int k : perFaq) {
-        var s = new KeywordFaqIndex.Settings(p[0], p[1], 100, k, true, 0, 0, 0, 0);
+        var s = new KeywordSettings(p[0], p[1], 100, k, true, 0, 0, 0, 0);
         try (KeywordFaqIndex idx = KeywordFaqIndex.build(trainPack, s)) {
           line.append(String.format("  k=%d %.4f", k, accuracy(idx, split.validation())));
         }
@@ -52,7 +52,7 @@ final class TuningHarness {
     }
 
     var s =
-        KeywordFaqIndex.Settings.DEFAULT
+        KeywordSettings.DEFAULT
             .withThresholds(0, 0, 0, 0)
             .withStopwords(!Boolean.getBoolean("faq.tune.plainStopwords"));
     try (KeywordFaqIndex idx = KeywordFaqIndex.build(trainPack, s)) {

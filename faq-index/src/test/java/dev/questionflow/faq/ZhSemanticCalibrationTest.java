@@ -42,7 +42,7 @@ class ZhSemanticCalibrationTest {
       e.phrasings().forEach(p -> all.add(new Datasets.Example(p, e.id())));
     }
     Datasets.Split nested = Datasets.stratified(all, 0.25, 7);
-    SemanticFaqIndex.Settings s = SemanticFaqIndex.Settings.defaults(embedder.modelId());
+    SemanticSettings s = SemanticSettings.defaults(embedder.modelId());
     try (SemanticFaqIndex idx =
         SemanticFaqIndex.build(Datasets.withPhrasings(pack, nested.train()), embedder, s, false)) {
       List<Double> sims = new ArrayList<>();
@@ -73,7 +73,7 @@ class ZhSemanticCalibrationTest {
   void paraphrasesAndOutOfScope() throws IOException {
     try (SemanticFaqIndex idx =
         SemanticFaqIndex.build(
-            pack, embedder, SemanticFaqIndex.Settings.defaults(embedder.modelId()), false)) {
+            pack, embedder, SemanticSettings.defaults(embedder.modelId()), false)) {
       List<FaqEvaluation.LabeledQuestion> labeled =
           EcommerceZhPackTest.paraphrases().stream()
               .map(l -> new FaqEvaluation.LabeledQuestion(l.text(), l.label()))

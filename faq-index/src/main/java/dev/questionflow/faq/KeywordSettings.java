@@ -1,0 +1,95 @@
+package dev.questionflow.faq;
+
+import java.util.Properties;
+
+/**
+ * The keyword matcher's BM25 and abstention settings (package-private: the calibration test and the
+ * tuning harness vary them). The calibrated numbers are data: {@code
+ * keyword-calibration.properties}, which says how they were measured.
+ */
+record KeywordSettings(
+    float k1,
+    float b,
+    int hitsToCollect,
+    int hitsPerFaq,
+    boolean chatStopwords,
+    double minScore,
+    double minCoverage,
+    double minQueryIdf,
+    double minMargin) {
+
+  private static final Properties CALIBRATION =
+      PackageData.properties("keyword-calibration.properties");
+
+  static final int DEFAULT_HITS_TO_COLLECT = intValue("hits-to-collect");
+  static final int DEFAULT_HITS_PER_FAQ = intValue("hits-per-faq");
+
+  /** Abstain when {@link FaqMatch#score()} is below this. */
+  static final double DEFAULT_MIN_SCORE = value("en.min-score");
+
+  /** Abstain when less than this share of the query's IDF mass is vocabulary of the best entry. */
+  static final double DEFAULT_MIN_COVERAGE = value("en.min-coverage");
+
+  /** Abstain when the query carries less information than this (sum of term IDFs). */
+  static final double DEFAULT_MIN_QUERY_IDF = value("min-query-idf");
+
+  /** Relative margin to the runner-up; 0 = off. */
+  static final double DEFAULT_MIN_MARGIN = value("min-margin");
+
+  /** Chinese ("zh") packs: lower score and coverage (see the properties file for why). */
+  static final double DEFAULT_ZH_MIN_SCORE = value("zh.min-score");
+
+  static final double DEFAULT_ZH_MIN_COVERAGE = value("zh.min-coverage");
+
+  static final KeywordSettings DEFAULT =
+      new KeywordSettings(
+          (float) value("k1"),
+          (float) value("b"),
+          DEFAULT_HITS_TO_COLLECT,
+          DEFAULT_HITS_PER_FAQ,
+          true,
+          DEFAULT_MIN_SCORE,
+          DEFAULT_MIN_COVERAGE,
+          DEFAULT_MIN_QUERY_IDF,
+          DEFAULT_MIN_MARGIN);
+
+  static final KeywordSettings DEFAULT_ZH =
+      DEFAULT.withThresholds(
+          DEFAULT_ZH_MIN_SCORE, DEFAULT_ZH_MIN_COVERAGE, DEFAULT_MIN_QUERY_IDF, DEFAULT_MIN_MARGIN);
+
+  /** The defaults for the pack's language. */
+  static KeywordSettings defaultFor(FaqPack pack) {
+    return "zh".equals(pack.language()) ? DEFAULT_ZH : DEFAULT;
+  }
+
+  KeywordSettings withThresholds(
+      double minScore, double minCoverage, double minQueryIdf, double minMargin) {
+    return new KeywordSettings(
+        k1,
+        b,
+        hitsToCollect,
+        hitsPerFaq,
+        chatStopwords,
+        minScore,
+        minCoverage,
+        minQueryIdf,
+        minMargin);
+  }
+
+  KeywordSettings withStopwords(boolean chat) {
+    return new KeywordSettings(
+        k1, b, hitsToCollect, hitsPerFaq, chat, minScore, minCoverage, minQueryIdf, minMargin);
+  }
+
+  private static double value(String key) {
+    String v = CALIBRATION.getProperty(key);
+    if (v == null) {
+      throw new IllegalStateException("keyword-calibration.properties has no " + key);
+    }
+    return Double.parseDouble(v.trim());
+  }
+
+  private static int intValue(String key) {
+    return (int) value(key);
+  }
+}

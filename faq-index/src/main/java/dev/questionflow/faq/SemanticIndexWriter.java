@@ -1,0 +1,104 @@
+package dev.questionflow.faq;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.KnnFloatVectorField;
+import org.apache.lucene.document.StoredField;
+import org.apache.lucene.document.StringField;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.VectorSimilarityFunction;
+import org.apache.lucene.store.Directory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes a semantic index: every phrasing of every entry embedded as a vector document (kNN), plus
+ * one document holding the softmax classifier trained on those vectors, with the fingerprint in the
+ * commit.
+ */
+final class SemanticIndexWriter {
+
+  private static final Logger log = LoggerFactory.getLogger(SemanticIndexWriter.class);
+
+  private SemanticIndexWriter() {}
+
+  /** The texts embedded for an entry: the standard question and every distinct phrasing. */
+  static List<String> texts(FaqEntry e) {
+    Set<String> texts = new LinkedHashSet<>();
+    texts.add(e.question().strip());
+    for (String p : e.phrasings()) {
+      if (!p.isBlank()) {
+        texts.add(p.strip());
+      }
+    }
+    return new ArrayList<>(texts);
+  }
+
+  static void write(
+      FaqPack pack, Embedder embedder, SemanticSettings settings, Directory dir, String fingerprint)
+      throws IOException {
+    List<String> texts = new ArrayList<>();
+    List<String> ids = new ArrayList<>();
+    List<String> classIds = new ArrayList<>();
+    for (FaqEntry e : pack.entries()) {
+      classIds.add(e.id());
+      for (String t : texts(e)) {
+        texts.add(t);
+        ids.add(e.id());
+      }
+    }
+    long t0 = System.nanoTime();
+    List<float[]> vectors = embedder.embedAll(texts);
+    long t1 = System.nanoTime();
+    Map<String, Integer> classIndex = new LinkedHashMap<>();
+    for (int i = 0; i < classIds.size(); i++) {
+      classIndex.put(classIds.get(i), i);
+    }
+    int[] y = new int[ids.size()];
+    for (int i = 0; i < y.length; i++) {
+      y[i] = classIndex.get(ids.get(i));
+    }
+    SoftmaxClassifier clf =
+        SoftmaxClassifier.train(vectors, y, classIds.size(), settings.classifier());
+    long t2 = System.nanoTime();
+    log.info(
+        "Semantic FAQ index for pack {}: embedded {} texts with {} in {} ms, trained classifier in {} ms",
+        pack.id(),
+        texts.size(),
+        embedder.modelId(),
+        (t1 - t0) / 1_000_000,
+        (t2 - t1) / 1_000_000);
+    IndexWriterConfig cfg =
+        new IndexWriterConfig()
+            .setOpenMode(IndexWriterConfig.OpenMode.CREATE)
+            .setCommitOnClose(false);
+    try (IndexWriter w = new IndexWriter(dir, cfg)) {
+      for (int i = 0; i < texts.size(); i++) {
+        Document d = new Document();
+        d.add(new StringField(SemanticFaqIndex.F_ID, ids.get(i), Field.Store.YES));
+        d.add(
+            new KnnFloatVectorField(
+                SemanticFaqIndex.F_VECTOR, vectors.get(i), VectorSimilarityFunction.DOT_PRODUCT));
+        w.addDocument(d);
+      }
+      Document c = new Document();
+      c.add(
+          new StringField(
+              SemanticFaqIndex.F_KIND, SemanticFaqIndex.KIND_CLASSIFIER, Field.Store.NO));
+      c.add(new StoredField(SemanticFaqIndex.F_CLASSIFIER, clf.toBytes()));
+      c.add(new StoredField(SemanticFaqIndex.F_CLASSES, String.join("\n", classIds)));
+      w.addDocument(c);
+      w.forceMerge(1); // one HNSW graph: faster and deterministic searches
+      w.setLiveCommitData(Map.of(SemanticFaqIndex.FINGERPRINT_KEY, fingerprint).entrySet());
+      w.commit();
+    }
+  }
+}
