@@ -33,85 +33,55 @@ record SemanticSettings(
   private static final Properties CALIBRATION =
       PackageData.properties("semantic-calibration.properties");
 
+  // the nine numbers in the record's order, as the calibration file lists them: one place builds
+  // the
+  // record from them, so the withers do not repeat every component
+  private static final int KNN_K = 0;
+  private static final int KNN_TEMP = 1;
+  private static final int W_CLASSIFIER = 2;
+  private static final int MIN_SCORE = 5;
+
+  private double[] values() {
+    return new double[] {
+      knnK,
+      knnTemp,
+      wClassifier,
+      wKnn,
+      wKeyword,
+      minScore,
+      minSimilarity,
+      confidentSimilarity,
+      minKeyword
+    };
+  }
+
+  private static SemanticSettings of(double[] v, SoftmaxClassifier.Params classifier) {
+    return new SemanticSettings(
+        (int) v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], classifier);
+  }
+
+  /** These values from {@code index} on, the others as they are. */
+  private SemanticSettings with(int index, double... replaced) {
+    double[] v = values();
+    System.arraycopy(replaced, 0, v, index, replaced.length);
+    return of(v, classifier);
+  }
+
   SemanticSettings withWeights(double wClassifier, double wKnn, double wKeyword) {
-    return copy(
-        knnK,
-        knnTemp,
-        wClassifier,
-        wKnn,
-        wKeyword,
-        minScore,
-        minSimilarity,
-        confidentSimilarity,
-        minKeyword,
-        classifier);
+    return with(W_CLASSIFIER, wClassifier, wKnn, wKeyword);
   }
 
   SemanticSettings withKnn(int knnK, double knnTemp) {
-    return copy(
-        knnK,
-        knnTemp,
-        wClassifier,
-        wKnn,
-        wKeyword,
-        minScore,
-        minSimilarity,
-        confidentSimilarity,
-        minKeyword,
-        classifier);
+    return with(KNN_K, knnK, knnTemp);
   }
 
   SemanticSettings withThresholds(
       double minScore, double minSimilarity, double confidentSimilarity, double minKeyword) {
-    return copy(
-        knnK,
-        knnTemp,
-        wClassifier,
-        wKnn,
-        wKeyword,
-        minScore,
-        minSimilarity,
-        confidentSimilarity,
-        minKeyword,
-        classifier);
+    return with(MIN_SCORE, minScore, minSimilarity, confidentSimilarity, minKeyword);
   }
 
   SemanticSettings withClassifier(SoftmaxClassifier.Params p) {
-    return copy(
-        knnK,
-        knnTemp,
-        wClassifier,
-        wKnn,
-        wKeyword,
-        minScore,
-        minSimilarity,
-        confidentSimilarity,
-        minKeyword,
-        p);
-  }
-
-  private static SemanticSettings copy(
-      int knnK,
-      double knnTemp,
-      double wClassifier,
-      double wKnn,
-      double wKeyword,
-      double minScore,
-      double minSimilarity,
-      double confidentSimilarity,
-      double minKeyword,
-      SoftmaxClassifier.Params classifier) {
-    return new SemanticSettings(
-        knnK,
-        knnTemp,
-        wClassifier,
-        wKnn,
-        wKeyword,
-        minScore,
-        minSimilarity,
-        confidentSimilarity,
-        minKeyword,
-        classifier);
+    return of(values(), p);
   }
 
   /** The abstention rule (see the record comment). */
@@ -127,21 +97,14 @@ record SemanticSettings(
    */
   static SemanticSettings defaults(String modelId) {
     String row = CALIBRATION.getProperty(modelId, CALIBRATION.getProperty("default"));
-    String[] v = row.trim().split("\\s+");
+    double[] v =
+        java.util.Arrays.stream(row.trim().split("\\s+"))
+            .mapToDouble(Double::parseDouble)
+            .toArray();
     if (v.length != 9) {
       throw new IllegalStateException(
           "semantic-calibration.properties: " + modelId + " needs 9 values");
     }
-    return new SemanticSettings(
-        Integer.parseInt(v[0]),
-        Double.parseDouble(v[1]),
-        Double.parseDouble(v[2]),
-        Double.parseDouble(v[3]),
-        Double.parseDouble(v[4]),
-        Double.parseDouble(v[5]),
-        Double.parseDouble(v[6]),
-        Double.parseDouble(v[7]),
-        Double.parseDouble(v[8]),
-        SoftmaxClassifier.Params.DEFAULT);
+    return of(v, SoftmaxClassifier.Params.DEFAULT);
   }
 }
