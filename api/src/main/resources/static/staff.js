@@ -12,6 +12,7 @@
   const LIST_URL = '/api/v1/tickets?status=OPEN&limit=100';
 
   const el = (id) => document.getElementById(id);
+  const build = window.staffView; // staff-view.js: the elements of tickets, candidates and turns
   const signinForm = el('signin-form');
   const tokenInput = el('staff-token');
   const signinButton = el('staff-signin');
@@ -36,18 +37,6 @@
   let selected = null; // the selected ticket as last loaded
   const drafts = new Map(); // ticket ID -> reply typed so far (in memory only)
   const replied = new Set(); // tickets this console answered (202) that the list may still show for a moment
-
-  /** Creates an element with the given class and text (text only, never HTML). */
-  function make(tag, className, text) {
-    const node = document.createElement(tag);
-    if (className) {
-      node.className = className;
-    }
-    if (text != null) {
-      node.textContent = String(text);
-    }
-    return node;
-  }
 
   function showError(message) {
     errorBox.textContent = message || '';
@@ -84,64 +73,31 @@
     return response;
   }
 
-  function isStaff(me) {
-    const roles = Array.isArray(me.roles) ? me.roles : [];
-    return roles.includes('ROLE_STAFF') || roles.includes('ROLE_ADMIN');
-  }
-
   // ---- sign-in ----
 
   async function signIn(candidate, remembered) {
     showError('');
     signinButton.disabled = true;
     const asked = ++generation;
-    let response;
-    try {
-      response = await fetch('/api/v1/me', {
-        credentials: 'omit',
-        cache: 'no-store',
-        headers: { Accept: 'application/json', Authorization: `Bearer ${candidate}` },
-      });
-    } catch (e) {
-      // a network failure, or a key with characters no HTTP header can carry
-      signinButton.disabled = false;
-      if (remembered) {
-        tokenInput.value = candidate; // "Sign in" tries the same again
-      }
-      showError(`Could not check the key: ${e.message}`);
-      return;
-    }
+    const checked = await window.staffSignIn(candidate); // staff-signin.js
     signinButton.disabled = false;
     if (asked !== generation) {
       return;
     }
-    if (response.status === 401) {
-      forgetToken();
-      showError('That key or token was not accepted (401). Check it and try again.');
-      tokenInput.focus();
-      return;
-    }
-    if (response.status === 403) {
-      forgetToken();
-      showError('This key or token is valid but not for support staff (403): the console needs a staff or admin'
-        + ' identity.');
-      tokenInput.focus();
-      return;
-    }
-    if (!response.ok) {
-      if (remembered) {
-        tokenInput.value = candidate;
+    if (!checked.me) {
+      if (checked.forget) {
+        forgetToken();
       }
-      showError(`Could not sign in: ${await describeFailure(response)}`);
+      if (checked.retry && remembered) {
+        tokenInput.value = candidate; // "Sign in" tries the same again
+      }
+      showError(checked.message);
+      if (checked.focus) {
+        tokenInput.focus();
+      }
       return;
     }
-    const me = await response.json();
-    if (!isStaff(me)) {
-      forgetToken();
-      showError(`Signed in as ${me.name} (${me.kind}), which is not support staff: the console needs a staff or admin`
-        + ' identity.');
-      return;
-    }
+    const me = checked.me;
     token = candidate;
     sessionStorage.setItem(TOKEN_KEY, token);
     tokenInput.value = '';
@@ -183,69 +139,15 @@
 
   // ---- the open tickets ----
 
-  function waitingSeconds(ticket) {
-    let seconds = Number(ticket.waitingSeconds);
-    if (ticket.waitingSeconds == null || !Number.isFinite(seconds)) {
-      seconds = (Date.now() - Date.parse(ticket.createdAt)) / 1000;
-    }
-    return Number.isFinite(seconds) && seconds > 0 ? seconds : 0;
-  }
-
-  /** "waiting 42 s", "waiting 3 min", "waiting 2 h 5 min", "waiting 3 days". */
-  function waitingText(seconds) {
-    if (seconds < 60) {
-      return `waiting ${Math.floor(seconds)} s`;
-    }
-    const minutes = Math.floor(seconds / 60);
-    if (minutes < 60) {
-      return `waiting ${minutes} min`;
-    }
-    const hours = Math.floor(minutes / 60);
-    if (hours < 48) {
-      return `waiting ${hours} h ${minutes % 60} min`;
-    }
-    return `waiting ${Math.floor(hours / 24)} days`;
-  }
-
-  function who(ticket) {
-    const caller = ticket.caller || 'unknown caller';
-    return ticket.userId ? `${caller} / ${ticket.userId}` : caller;
-  }
-
   function renderTickets(tickets) {
     // keep the keyboard focus on the same ticket across the refresh
     const focused = document.activeElement && document.activeElement.dataset
       ? document.activeElement.dataset.ticketId : undefined;
-    const items = tickets.map((ticket) => {
-      const li = make('li');
-      const button = make('button', 'ticket');
-      button.type = 'button';
-      button.dataset.ticketId = ticket.ticketId;
-      button.dataset.testid = 'ticket';
-      const seconds = waitingSeconds(ticket);
-      if (seconds >= 15 * 60) {
-        button.classList.add('overdue');
-      }
-      if (ticket.ticketId === selectedId) {
-        button.setAttribute('aria-current', 'true');
-      }
-      if (replied.has(ticket.ticketId)) {
-        // answered from this console: the server closes the ticket a moment later
-        button.classList.add('replied');
-      }
-      const top = make('span', 'ticket-top');
-      top.append(make('span', 'wait', waitingText(seconds)));
-      if (ticket.priority != null) {
-        top.append(make('span', 'priority', `priority ${ticket.priority}`));
-      }
-      button.append(
-        top,
-        make('span', 'ticket-question', ticket.question || '(no text)'),
-        make('span', 'ticket-who hint', `${ticket.intent || 'no intent'} · ${who(ticket)}`));
-      button.addEventListener('click', () => select(ticket.ticketId));
-      li.append(button);
-      return li;
-    });
+    const items = tickets.map((ticket) => build.ticketItem(ticket, {
+      current: ticket.ticketId === selectedId,
+      replied: replied.has(ticket.ticketId),
+      onSelect: () => select(ticket.ticketId),
+    }));
     ticketList.replaceChildren(...items);
     ticketsEmpty.hidden = tickets.length > 0;
     ticketsCount.textContent = `(${tickets.length}${tickets.length >= 100 ? '+' : ''})`;
@@ -355,18 +257,6 @@
     showDetail(view);
   }
 
-  function addMeta(dl, term, value) {
-    if (value == null || value === '') {
-      return;
-    }
-    dl.append(make('dt', null, term), make('dd', null, value));
-  }
-
-  function when(instant) {
-    const t = Date.parse(instant);
-    return Number.isFinite(t) ? new Date(t).toLocaleString() : instant;
-  }
-
   function showDetail(view) {
     const ticket = view; // the ticket's fields, with candidates and recentTurns beside them
     const sameTicket = selected && selected.ticketId === ticket.ticketId;
@@ -375,56 +265,14 @@
     el('ticket-id').textContent = ticket.ticketId;
     el('ticket-question').textContent = ticket.question || '';
 
-    const meta = make('dl', 'ticket-meta');
-    meta.id = 'ticket-meta';
-    if (ticket.status === 'OPEN') {
-      addMeta(meta, 'Waiting', waitingText(waitingSeconds(ticket)).replace(/^waiting /, ''));
-    }
-    addMeta(meta, 'Status', ticket.status === 'ANSWERED'
-      ? `answered by ${ticket.agent || 'someone'}${ticket.answeredAt ? ` at ${when(ticket.answeredAt)}` : ''}`
-      : ticket.status);
-    addMeta(meta, 'Created', when(ticket.createdAt));
-    addMeta(meta, 'Intent', ticket.intent);
-    addMeta(meta, 'Priority', ticket.priority);
-    addMeta(meta, 'Why handed over', ticket.reason);
-    addMeta(meta, 'Caller', ticket.caller);
-    addMeta(meta, 'User', ticket.userId);
-    addMeta(meta, 'Session', ticket.sessionId);
-    addMeta(meta, 'Workflow', ticket.workflowId);
-    addMeta(meta, 'Reply', ticket.reply);
-    el('ticket-meta').replaceWith(meta);
+    el('ticket-meta').replaceWith(build.ticketMeta(ticket));
 
     const candidates = Array.isArray(view.candidates) ? view.candidates : [];
-    el('candidates').replaceChildren(...candidates.map((c) => {
-      const li = make('li', 'candidate');
-      li.dataset.faqId = c.faqId;
-      li.append(make('p', 'candidate-id', c.faqId));
-      li.append(make('p', 'candidate-question', c.question == null ? '(not in the FAQ any more)' : c.question));
-      if (c.answer != null) {
-        li.append(make('p', 'answer', c.answer));
-        const use = make('button', 'secondary', 'Use this answer');
-        use.type = 'button';
-        use.dataset.faqId = c.faqId;
-        use.addEventListener('click', () => useAnswer(c.answer));
-        li.append(use);
-      }
-      return li;
-    }));
+    el('candidates').replaceChildren(...candidates.map((c) => build.candidateItem(c, useAnswer)));
     el('candidates-empty').hidden = candidates.length > 0;
 
     const turns = Array.isArray(view.recentTurns) ? view.recentTurns : [];
-    el('turns').replaceChildren(...turns.map((t) => {
-      const li = make('li', 'recent-turn');
-      li.append(make('p', 'question', t.question || ''));
-      const answer = make('p', 'answer', t.answer || '');
-      li.append(answer);
-      if (t.level) {
-        const meta2 = make('p', 'meta', 'Answer level ');
-        meta2.append(make('span', 'level', t.level));
-        li.append(meta2);
-      }
-      return li;
-    }));
+    el('turns').replaceChildren(...turns.map(build.turnItem));
     el('turns-empty').hidden = turns.length > 0;
 
     const open = ticket.status === 'OPEN' && !replied.has(ticket.ticketId);

@@ -142,6 +142,8 @@ class SecurityConfig {
                     "/staff",
                     "/staff.html",
                     "/staff.js",
+                    "/staff-view.js",
+                    "/staff-signin.js",
                     "/favicon.ico")
                 .permitAll()
                 .requestMatchers("/error")

@@ -264,6 +264,8 @@ class AccessMatrixTest {
     assertRow("GET api docs (off)", who -> get("/v3/api-docs"), 404, 404, 404, 404, 404, 404);
     assertRow("GET staff console", who -> get("/staff"), 200, 200, 200, 200, 200, 200);
     assertRow("GET pages' shared script", who -> get("/problem.js"), 200, 200, 200, 200, 200, 200);
+    assertRow("GET console scripts", who -> get("/staff-view.js"), 200, 200, 200, 200, 200, 200);
+    assertRow("GET console sign-in", who -> get("/staff-signin.js"), 200, 200, 200, 200, 200, 200);
   }
 
   @Test
