@@ -144,17 +144,21 @@ final class AppProcess implements AutoCloseable {
   String credentialsFor(String path) {
     String key;
     if (path.startsWith("/api/v1/questions")) {
-      String first = env.getOrDefault("CALLER_API_KEYS", "").split(",")[0].trim();
-      key = first.isEmpty() ? "" : first.split(":")[1];
+      key = firstKey("CALLER_API_KEYS");
     } else if (path.startsWith("/api/v1/tickets")) {
-      String first = env.getOrDefault("STAFF_API_KEYS", "").split(",")[0].trim();
-      key = first.isEmpty() ? "" : first.split(":")[1];
+      key = firstKey("STAFF_API_KEYS");
     } else if (path.startsWith("/api/v1/admin") || path.startsWith("/actuator")) {
       key = env.getOrDefault("ADMIN_API_KEY", "");
     } else {
       key = "";
     }
     return key.isBlank() ? null : "Bearer " + key;
+  }
+
+  /** The key of the first {@code name:key[:VIP]} entry of a key list variable, or "" if none. */
+  private String firstKey(String variable) {
+    String first = env.getOrDefault(variable, "").split(",")[0].trim();
+    return first.isEmpty() ? "" : first.split(":")[1];
   }
 
   private HttpRequest.Builder withCredentials(String path) {

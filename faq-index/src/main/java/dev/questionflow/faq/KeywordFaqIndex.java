@@ -171,21 +171,16 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
 
   static KeywordFaqIndex open(FaqPack pack, Path indexDir, KeywordSettings settings) {
     Analyzer analyzer = KeywordAnalysis.analyzer(pack, settings);
-    StoredIndexes.Opened opened = null;
     try {
-      opened =
-          StoredIndexes.openOrBuild(
-              indexDir,
-              FINGERPRINT_KEY,
-              fingerprint(pack, settings),
-              "FAQ index for pack " + pack.id(),
-              (dir, fingerprint) -> write(pack, settings, analyzer, dir, fingerprint));
-      return new KeywordFaqIndex(pack, settings, analyzer, opened.dir(), opened.rebuilt());
-    } catch (IOException e) {
-      StoredIndexes.closeQuietly(opened == null ? null : opened.dir(), analyzer);
-      throw new UncheckedIOException("Cannot open FAQ index for pack " + pack.id(), e);
+      return StoredIndexes.openOrBuild(
+          indexDir,
+          FINGERPRINT_KEY,
+          fingerprint(pack, settings),
+          "FAQ index for pack " + pack.id(),
+          (dir, fingerprint) -> write(pack, settings, analyzer, dir, fingerprint),
+          (dir, rebuilt) -> new KeywordFaqIndex(pack, settings, analyzer, dir, rebuilt));
     } catch (RuntimeException e) {
-      StoredIndexes.closeQuietly(opened == null ? null : opened.dir(), analyzer);
+      StoredIndexes.closeQuietly(analyzer);
       throw e;
     }
   }

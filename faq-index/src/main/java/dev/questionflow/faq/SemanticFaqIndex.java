@@ -232,32 +232,19 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
     boolean ownsKeyword = sharedKeyword == null;
     KeywordFaqIndex keyword =
         ownsKeyword ? KeywordFaqIndex.open(pack, indexDir.resolve("keyword")) : sharedKeyword;
-    StoredIndexes.Opened opened = null;
     try {
-      opened =
-          StoredIndexes.openOrBuild(
-              indexDir.resolve("semantic"),
-              FINGERPRINT_KEY,
-              fingerprint(pack, embedder.modelId(), settings),
-              "semantic FAQ index for pack " + pack.id() + " with " + embedder.modelId(),
-              (dir, fingerprint) ->
-                  SemanticIndexWriter.write(pack, embedder, settings, dir, fingerprint));
-      return new SemanticFaqIndex(
-          pack,
-          settings,
-          embedder,
-          ownsEmbedder,
-          keyword,
-          ownsKeyword,
-          opened.dir(),
-          opened.rebuilt());
-    } catch (IOException e) {
-      StoredIndexes.closeQuietly(
-          ownsKeyword ? keyword : null, opened == null ? null : opened.dir());
-      throw new UncheckedIOException("Cannot open semantic FAQ index for pack " + pack.id(), e);
+      return StoredIndexes.openOrBuild(
+          indexDir.resolve("semantic"),
+          FINGERPRINT_KEY,
+          fingerprint(pack, embedder.modelId(), settings),
+          "semantic FAQ index for pack " + pack.id() + " with " + embedder.modelId(),
+          (dir, fingerprint) ->
+              SemanticIndexWriter.write(pack, embedder, settings, dir, fingerprint),
+          (dir, rebuilt) ->
+              new SemanticFaqIndex(
+                  pack, settings, embedder, ownsEmbedder, keyword, ownsKeyword, dir, rebuilt));
     } catch (RuntimeException e) {
-      StoredIndexes.closeQuietly(
-          ownsKeyword ? keyword : null, opened == null ? null : opened.dir());
+      StoredIndexes.closeQuietly(ownsKeyword ? keyword : null);
       throw e;
     }
   }

@@ -77,18 +77,27 @@ final class StoredIndexes {
     void write(Directory dir, String fingerprint) throws IOException;
   }
 
-  /** An opened stored index, and whether it was (re)built just now. */
-  record Opened(Directory dir, boolean rebuilt) {}
+  /** Opens the index over its stored directory ({@code rebuilt}: written just now). */
+  @FunctionalInterface
+  interface Opener<T> {
+    T open(Directory dir, boolean rebuilt) throws IOException;
+  }
 
   /**
    * The one way both indexes are stored: opens the index in {@code folder} and reuses it when its
    * stored fingerprint is {@code fingerprint}; otherwise (missing, unreadable, built from other
-   * content or another model) clears it and writes it again. Serialised per folder within this JVM.
+   * content or another model) clears it and writes it again; then opens it with {@code opener}. The
+   * directory is closed here if anything fails. Serialised per folder within this JVM.
    *
    * @param what for logs and errors ("FAQ index for pack banking77")
    */
-  static Opened openOrBuild(
-      Path folder, String fingerprintKey, String fingerprint, String what, Writer writer) {
+  static <T> T openOrBuild(
+      Path folder,
+      String fingerprintKey,
+      String fingerprint,
+      String what,
+      Writer writer,
+      Opener<T> opener) {
     Path key = folder.toAbsolutePath().normalize();
     synchronized (lockFor(key)) {
       Directory dir = null;
@@ -112,7 +121,7 @@ final class StoredIndexes {
         } else {
           log.debug("Reusing {} in {}", what, key);
         }
-        return new Opened(dir, rebuild);
+        return opener.open(dir, rebuild); // a failure closes the directory below
       } catch (IOException e) {
         closeQuietly(dir);
         throw new UncheckedIOException("Cannot open " + what + " in " + key, e);
