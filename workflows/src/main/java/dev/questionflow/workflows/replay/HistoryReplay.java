@@ -5,7 +5,11 @@ import dev.questionflow.workflows.deadletter.DeadLetterTicketWorkflowImpl;
 import dev.questionflow.workflows.question.QuestionWorkflowImpl;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.activity.LocalActivityOptions;
+import io.temporal.client.WorkflowClientOptions;
 import io.temporal.common.WorkflowExecutionHistory;
+import io.temporal.common.converter.DataConverter;
+import io.temporal.common.converter.GlobalDataConverter;
+import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.NonDeterministicException;
 import io.temporal.worker.Worker;
@@ -63,11 +67,25 @@ public final class HistoryReplay {
   private HistoryReplay() {}
 
   public static Result replay(WorkflowExecutionHistory history, List<Class<?>> implementations) {
+    return replay(history, implementations, GlobalDataConverter.get());
+  }
+
+  /**
+   * @param converter reads the history's payloads: with encrypted payloads, the codec with the keys
+   *     they were written under (unencrypted payloads pass through it)
+   */
+  public static Result replay(
+      WorkflowExecutionHistory history, List<Class<?>> implementations, DataConverter converter) {
     var started = history.getEvents().get(0).getWorkflowExecutionStartedEventAttributes();
     String type = started.getWorkflowType().getName();
     // replay needs no real server, but the SDK asks one for its capabilities: the in-process test
     // server answers
-    try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance()) {
+    TestEnvironmentOptions options =
+        TestEnvironmentOptions.newBuilder()
+            .setWorkflowClientOptions(
+                WorkflowClientOptions.newBuilder().setDataConverter(converter).build())
+            .build();
+    try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance(options)) {
       Worker worker = env.newWorker(started.getTaskQueue().getName());
       worker.registerWorkflowImplementationTypes(
           REPLAY_OPTIONS, implementations.toArray(Class<?>[]::new));

@@ -1,8 +1,12 @@
 package dev.questionflow.workflows.replay;
 
+import dev.questionflow.workflows.codec.EncryptionCodec;
+import dev.questionflow.workflows.codec.PayloadKeys;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.common.WorkflowExecutionHistory;
+import io.temporal.common.converter.DataConverter;
+import io.temporal.common.converter.GlobalDataConverter;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.io.IOException;
@@ -21,6 +25,7 @@ import java.util.List;
  *   bin/replay WORKFLOW_ID [--run-id RUN_ID]      # fetched from TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE
  *   bin/replay --file history.json [--file ...]   # exported by GET /api/v1/admin/questions/{id}/history,
  *                                                 # or `temporal workflow show -w ID --output json`
+ *   PAYLOAD_KEYS=... bin/replay ...               # encrypted histories: the app's keys
  * </pre>
  */
 public final class ReplayCli {
@@ -87,9 +92,17 @@ public final class ReplayCli {
       out.println("ERROR could not load the history: " + e.getMessage());
       return ERROR;
     }
+    DataConverter converter;
+    try {
+      converter = converter();
+    } catch (IllegalArgumentException e) {
+      out.println("ERROR " + e.getMessage());
+      return ERROR;
+    }
     int exit = OK;
     for (Loaded loaded : histories) {
-      HistoryReplay.Result result = HistoryReplay.replay(loaded.history(), implementations);
+      HistoryReplay.Result result =
+          HistoryReplay.replay(loaded.history(), implementations, converter);
       report(result, loaded.runId(), out);
       exit =
           Math.max(
@@ -144,6 +157,17 @@ public final class ReplayCli {
     }
   }
 
+  /**
+   * Encrypted histories need the keys they were written under: {@code PAYLOAD_KEYS}, as the app has
+   * it (histories without encryption replay with or without it).
+   */
+  private static DataConverter converter() {
+    String keys = System.getenv("PAYLOAD_KEYS");
+    return keys == null || keys.isBlank()
+        ? GlobalDataConverter.get()
+        : EncryptionCodec.dataConverter(PayloadKeys.parse(keys));
+  }
+
   private static String env(String name, String fallback) {
     String value = System.getenv(name);
     return value == null || value.isBlank() ? fallback : value;
@@ -153,5 +177,6 @@ public final class ReplayCli {
     out.println(
         "usage: bin/replay WORKFLOW_ID [--run-id RUN_ID]   (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE)");
     out.println("       bin/replay --file history.json [--file more.json ...]");
+    out.println("       encrypted histories: set PAYLOAD_KEYS as the app has it");
   }
 }

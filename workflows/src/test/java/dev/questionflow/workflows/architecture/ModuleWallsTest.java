@@ -1,6 +1,7 @@
 package dev.questionflow.workflows.architecture;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -14,6 +15,8 @@ import org.junit.jupiter.api.Test;
  */
 class ModuleWallsTest {
 
+  private static final String CODEC = "dev.questionflow.workflows.codec..";
+
   private static final JavaClasses WORKFLOWS =
       new ClassFileImporter()
           .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
@@ -22,6 +25,8 @@ class ModuleWallsTest {
   @Test
   void workflowCodeSeesOnlyTheTemporalSdkAndItsOwnTypes() {
     classes()
+        .that()
+        .resideOutsideOfPackage(CODEC)
         .should()
         .onlyDependOnClassesThat()
         .resideInAnyPackage(
@@ -33,6 +38,29 @@ class ModuleWallsTest {
             // from
             "com.uber.m3..",
             "com.fasterxml.jackson.annotation..")
+        .check(WORKFLOWS);
+  }
+
+  /**
+   * The payload codec sits beside the workflows (bin/replay needs it to read encrypted histories)
+   * and also sees JDK crypto and the payload protos; workflow code itself never uses it.
+   */
+  @Test
+  void thePayloadCodecIsNotWorkflowCode() {
+    classes()
+        .that()
+        .resideInAPackage(CODEC)
+        .should()
+        .onlyDependOnClassesThat()
+        .resideInAnyPackage(
+            CODEC, "io.temporal..", "java..", "javax.crypto..", "com.google.protobuf..")
+        .check(WORKFLOWS);
+    noClasses()
+        .that()
+        .resideOutsideOfPackages(CODEC, "dev.questionflow.workflows.replay..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage(CODEC)
         .check(WORKFLOWS);
   }
 }
