@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.questionflow.activities.redis.Scripts;
+import dev.questionflow.workflows.codec.SealedText;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -140,6 +141,7 @@ public class RedisSessionStore implements SessionStore {
   private final Supplier<RedisCommands<String, String>> redis;
 
   private final SessionLimits limits;
+  private final SealedText sealed;
   private final Clock clock;
   private final String joinSha;
   private final String finishSha;
@@ -151,6 +153,19 @@ public class RedisSessionStore implements SessionStore {
 
   public RedisSessionStore(
       Supplier<RedisCommands<String, String>> redis, SessionLimits limits, Clock clock) {
+    this(redis, limits, clock, SealedText.PLAIN);
+  }
+
+  /**
+   * @param sealed seals each turn's question and answer (the workflow ID stays readable: the finish
+   *     script deduplicates by it)
+   */
+  public RedisSessionStore(
+      Supplier<RedisCommands<String, String>> redis,
+      SessionLimits limits,
+      Clock clock,
+      SealedText sealed) {
+    this.sealed = sealed;
     this.redis = redis;
     this.limits = limits;
     this.clock = clock;
@@ -235,7 +250,13 @@ public class RedisSessionStore implements SessionStore {
 
   private String write(Turn turn) {
     try {
-      return json.writeValueAsString(turn);
+      return json.writeValueAsString(
+          new Turn(
+              turn.workflowId(),
+              sealed.seal(turn.question()),
+              sealed.seal(turn.answer()),
+              turn.level(),
+              turn.at()));
     } catch (JsonProcessingException e) {
       throw new UncheckedIOException(e);
     }
@@ -243,7 +264,13 @@ public class RedisSessionStore implements SessionStore {
 
   private Turn read(String value) {
     try {
-      return json.readValue(value, Turn.class);
+      Turn stored = json.readValue(value, Turn.class);
+      return new Turn(
+          stored.workflowId(),
+          sealed.open(stored.question()),
+          sealed.open(stored.answer()),
+          stored.level(),
+          stored.at());
     } catch (JsonProcessingException e) {
       throw new UncheckedIOException(e);
     }

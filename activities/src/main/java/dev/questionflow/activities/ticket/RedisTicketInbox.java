@@ -4,10 +4,14 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.questionflow.workflows.codec.SealedText;
+import io.lettuce.core.Range;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -15,8 +19,11 @@ import java.util.function.Supplier;
 
 /**
  * The ticket inbox in Redis: one JSON string per ticket plus a sorted set per status (score =
- * creation time), so tickets survive restarts of the app whenever Redis persists (the dev tooling
- * runs it with appendonly).
+ * creation time for open tickets, answer time for answered ones), so tickets survive restarts of
+ * the app whenever Redis persists (the dev tooling runs it with appendonly).
+ *
+ * <p>The customer's question and the staff reply are stored sealed ({@link SealedText}); an
+ * answered ticket expires after the retention, and its index entry is pruned with it.
  */
 public class RedisTicketInbox implements TicketInbox {
 
@@ -34,12 +41,28 @@ public class RedisTicketInbox implements TicketInbox {
           .registerModule(new JavaTimeModule())
           .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
 
-  public RedisTicketInbox(Supplier<RedisCommands<String, String>> redis) {
+  private final SealedText sealed;
+  private final Duration closedRetention;
+  private final Clock clock;
+
+  /**
+   * @param sealed seals the question and reply ({@link SealedText#PLAIN}: stored as they are)
+   * @param closedRetention how long an answered ticket is kept
+   */
+  public RedisTicketInbox(
+      Supplier<RedisCommands<String, String>> redis,
+      SealedText sealed,
+      Duration closedRetention,
+      Clock clock) {
     this.redis = redis;
+    this.sealed = sealed;
+    this.closedRetention = closedRetention;
+    this.clock = clock;
   }
 
+  /** Plain text, answered tickets kept 30 days. */
   public RedisTicketInbox(StatefulRedisConnection<String, String> connection) {
-    this(connection::sync);
+    this(connection::sync, SealedText.PLAIN, Duration.ofDays(30), Clock.systemUTC());
   }
 
   @Override
@@ -47,19 +70,12 @@ public class RedisTicketInbox implements TicketInbox {
     String created =
         redis.get().set(TICKET_KEY + ticket.ticketId(), write(ticket), SetArgs.Builder.nx());
     if ("OK".equals(created)) {
-      redis
-          .get()
-          .zadd(STATUS_KEY + ticket.status(), ticket.createdAt().toEpochMilli(), ticket.ticketId());
+      redis.get().zadd(STATUS_KEY + ticket.status(), score(ticket), ticket.ticketId());
       return ticket;
     }
     Ticket existing = find(ticket.ticketId()).orElseThrow();
     // repair the index if a crash hit between the two writes above
-    redis
-        .get()
-        .zadd(
-            STATUS_KEY + existing.status(),
-            existing.createdAt().toEpochMilli(),
-            existing.ticketId());
+    redis.get().zadd(STATUS_KEY + existing.status(), score(existing), existing.ticketId());
     return existing;
   }
 
@@ -70,15 +86,34 @@ public class RedisTicketInbox implements TicketInbox {
 
   @Override
   public void update(Ticket ticket) {
-    redis.get().set(TICKET_KEY + ticket.ticketId(), write(ticket));
+    boolean closed = ticket.status() == Ticket.Status.ANSWERED;
+    redis
+        .get()
+        .set(
+            TICKET_KEY + ticket.ticketId(),
+            write(ticket),
+            closed ? SetArgs.Builder.px(closedRetention.toMillis()) : new SetArgs());
     for (Ticket.Status status : Ticket.Status.values()) {
       if (status != ticket.status()) {
         redis.get().zrem(STATUS_KEY + status, ticket.ticketId());
       }
     }
-    redis
-        .get()
-        .zadd(STATUS_KEY + ticket.status(), ticket.createdAt().toEpochMilli(), ticket.ticketId());
+    redis.get().zadd(STATUS_KEY + ticket.status(), score(ticket), ticket.ticketId());
+    if (closed) {
+      // the expired tickets' index entries: answered longer ago than the retention
+      redis
+          .get()
+          .zremrangebyscore(
+              STATUS_KEY + Ticket.Status.ANSWERED,
+              Range.create(0L, clock.millis() - closedRetention.toMillis()));
+    }
+  }
+
+  /** Open tickets by creation (longest waiting first), answered ones by when they were answered. */
+  private static long score(Ticket ticket) {
+    return ticket.status() == Ticket.Status.ANSWERED && ticket.answeredAt() != null
+        ? ticket.answeredAt().toEpochMilli()
+        : ticket.createdAt().toEpochMilli();
   }
 
   @Override
@@ -97,7 +132,8 @@ public class RedisTicketInbox implements TicketInbox {
 
   private String write(Ticket ticket) {
     try {
-      return json.writeValueAsString(ticket);
+      return json.writeValueAsString(
+          ticket.withText(sealed.seal(ticket.question()), sealed.seal(ticket.reply())));
     } catch (JsonProcessingException e) {
       throw new UncheckedIOException(e);
     }
@@ -105,7 +141,8 @@ public class RedisTicketInbox implements TicketInbox {
 
   private Ticket read(String value) {
     try {
-      return json.readValue(value, Ticket.class);
+      Ticket stored = json.readValue(value, Ticket.class);
+      return stored.withText(sealed.open(stored.question()), sealed.open(stored.reply()));
     } catch (JsonProcessingException e) {
       throw new UncheckedIOException(e);
     }

@@ -48,6 +48,28 @@ public record Ticket(
         status, deliveredAt, agent, reply, answeredAt, error == null ? "undelivered" : error);
   }
 
+  /** The same ticket with the customer's question and the reply replaced (sealed or opened). */
+  Ticket withText(String newQuestion, String newReply) {
+    return new Ticket(
+        ticketId,
+        workflowId,
+        sessionId,
+        userId,
+        newQuestion,
+        intent,
+        priority,
+        candidateFaqIds,
+        reason,
+        status,
+        createdAt,
+        deliveredAt,
+        agent,
+        newReply,
+        answeredAt,
+        deliveryError,
+        caller);
+  }
+
   /** This ticket with its changing part replaced: what the question was stays as it was. */
   private Ticket progressed(
       Status newStatus,

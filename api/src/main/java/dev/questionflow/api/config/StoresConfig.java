@@ -12,6 +12,8 @@ import dev.questionflow.activities.ticket.GuardedTicketInbox;
 import dev.questionflow.activities.ticket.InMemoryTicketInbox;
 import dev.questionflow.activities.ticket.RedisTicketInbox;
 import dev.questionflow.activities.ticket.TicketInbox;
+import dev.questionflow.api.payload.PayloadProperties;
+import dev.questionflow.workflows.codec.SealedText;
 import java.time.Clock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,11 +46,21 @@ class StoresConfig {
    */
   @Bean
   TicketInbox ticketInbox(
-      ObjectProvider<LazyRedis> redis, DependencyBreakers breakers, UpstreamErrors errors) {
+      ObjectProvider<LazyRedis> redis,
+      DependencyBreakers breakers,
+      UpstreamErrors errors,
+      SealedText sealed,
+      PayloadProperties payloads) {
     LazyRedis lazy = redis.getIfAvailable();
     if (lazy != null) {
-      log.info("ticket inbox: Redis (behind the redis circuit breaker)");
-      return new GuardedTicketInbox(new RedisTicketInbox(lazy), breakers, errors);
+      log.info(
+          "ticket inbox: Redis (behind the redis circuit breaker), question and reply {}, answered tickets kept {}",
+          sealed.encrypting() ? "encrypted" : "NOT encrypted",
+          payloads.closedTicketRetention());
+      return new GuardedTicketInbox(
+          new RedisTicketInbox(lazy, sealed, payloads.closedTicketRetention(), Clock.systemUTC()),
+          breakers,
+          errors);
     }
     log.warn(
         "REDIS_URL is not set: the ticket inbox is in process memory and is NOT durable; tickets are lost when this"
@@ -65,7 +77,8 @@ class StoresConfig {
       ObjectProvider<LazyRedis> redis,
       CsProperties properties,
       DependencyBreakers breakers,
-      UpstreamErrors errors) {
+      UpstreamErrors errors,
+      SealedText sealed) {
     CsProperties.Sessions sessions = properties.sessions();
     SessionLimits limits =
         sessions == null
@@ -81,7 +94,7 @@ class StoresConfig {
           limits.ttl());
       return RedisOrMemory.of(
           SessionStore.class,
-          new RedisSessionStore(lazy, limits, Clock.systemUTC()),
+          new RedisSessionStore(lazy, limits, Clock.systemUTC(), sealed),
           memory,
           breakers,
           errors);

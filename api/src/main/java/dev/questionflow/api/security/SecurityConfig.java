@@ -1,5 +1,6 @@
 package dev.questionflow.api.security;
 
+import dev.questionflow.api.payload.PayloadProperties;
 import dev.questionflow.api.ratelimit.AccessLimitFilter;
 import dev.questionflow.api.ratelimit.AccessLimiter;
 import dev.questionflow.api.ratelimit.ClientIp;
@@ -25,6 +26,8 @@ import org.springframework.security.oauth2.server.resource.web.DefaultBearerToke
 import org.springframework.security.oauth2.server.resource.web.authentication.BearerTokenAuthenticationFilter;
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.access.intercept.AuthorizationFilter;
+import org.springframework.web.cors.CorsConfiguration;
+import org.springframework.web.cors.UrlBasedCorsConfigurationSource;
 import org.springframework.web.servlet.HandlerExceptionResolver;
 import org.springframework.web.util.UrlPathHelper;
 
@@ -118,8 +121,42 @@ class SecurityConfig {
     return new ClientIp(properties.trustedProxies());
   }
 
+  /**
+   * Temporal's codec protocol for the Web UI and CLI: staff and admins only. The UI calls it from
+   * the browser, from its own origin: CORS lets exactly the configured origins ({@code
+   * TEMPORAL_UI_ORIGIN}) send the staff's bearer token or cookie; preflights are answered before
+   * authentication.
+   */
   @Bean
   @Order(2)
+  SecurityFilterChain codec(
+      HttpSecurity http,
+      AuthenticationManager bearer,
+      SecurityProperties properties,
+      PayloadProperties payloads,
+      @Value("${server.address:}") String serverAddress,
+      AccessLimiter limiter,
+      ClientIp clientIp,
+      @Qualifier("handlerExceptionResolver") HandlerExceptionResolver errors)
+      throws Exception {
+    CorsConfiguration cors = new CorsConfiguration();
+    cors.setAllowedOrigins(payloads.codecOrigins());
+    cors.setAllowedMethods(java.util.List.of("POST"));
+    cors.setAllowedHeaders(java.util.List.of("Authorization", "Content-Type", "X-Namespace"));
+    cors.setAllowCredentials(true);
+    cors.setMaxAge(java.time.Duration.ofHours(1));
+    UrlBasedCorsConfigurationSource origins = new UrlBasedCorsConfigurationSource();
+    origins.registerCorsConfiguration("/codec/**", cors);
+    http.securityMatcher("/codec/**")
+        .cors(c -> c.configurationSource(origins))
+        .authorizeHttpRequests(requests -> requests.anyRequest().hasRole("STAFF"));
+    http.addFilterAfter(
+        new AccessLimitFilter(limiter, clientIp, errors), AuthorizationFilter.class);
+    return common(http, bearer, properties, serverAddress).build();
+  }
+
+  @Bean
+  @Order(3)
   SecurityFilterChain api(
       HttpSecurity http,
       AuthenticationManager bearer,

@@ -216,6 +216,19 @@ class AccessMatrixTest {
     assertRow("GET tickets", who -> get("/api/v1/tickets"), 401, 403, 403, 403, 200, 200);
     assertRow("GET ticket", who -> get("/api/v1/tickets/" + ticket), 401, 403, 403, 403, 200, 200);
     assertRow("GET me", who -> get("/api/v1/me"), 401, 200, 200, 200, 200, 200);
+    // the Web UI's codec: staff and admins; the chat page's cookie counts on /api/ only
+    assertRow(
+        "POST codec decode",
+        who ->
+            post("/codec/decode")
+                .contentType(MediaType.APPLICATION_JSON)
+                .content("{\"payloads\":[]}"),
+        401,
+        403,
+        403,
+        401,
+        200,
+        200);
     // the in-process test server has no visibility store: the admin's 501 says the request got
     // through
     assertRow(
