@@ -11,9 +11,11 @@
 //                        all, that is reported (detailsRendered: false), not a failure.
 //   DETAIL               0 to skip the workflow page (default 1)
 //   TIMEOUT_SECONDS      per wait (default 45): the list is reloaded until the workflow shows up (visibility lags)
+//   CODEC_ENDPOINT       optional: the app's codec (payloads, summaries and details are encrypted), with
+//   STAFF_TOKEN          the bearer token the browser adds to its calls
 //
 // Exit 0 when the list showed the workflow (and the details text, where the UI renders details), 1 otherwise.
-import { emit, env, launch, log, screenshot, sleep, withSuffix } from './lib.mjs';
+import { emit, env, launch, log, matcher, pageText, screenshot, sleep, useCodec, waitFor, waitForText, withSuffix } from './lib.mjs';
 
 const uiUrl = env('UI_URL').replace(/\/+$/, '');
 const namespace = env('NAMESPACE', 'default');
@@ -23,6 +25,8 @@ const shot = env('SCREENSHOT', 'temporal-ui.png');
 const expectDetails = env('EXPECT_DETAILS_TEXT', '');
 const openDetail = env('DETAIL', '1') !== '0';
 const timeoutMs = Number(env('TIMEOUT_SECONDS', '45')) * 1000;
+const codecEndpoint = env('CODEC_ENDPOINT', '');
+const staffToken = env('STAFF_TOKEN', '');
 
 const listUrl = `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows?query=${encodeURIComponent(query)}`;
 const detailUrl = `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
@@ -31,25 +35,6 @@ let browser;
 let page;
 let exitCode = 1;
 
-/** The text of the page and of its frames (the UI renders user metadata as markdown inside iframes). */
-async function pageText() {
-  const texts = await Promise.all(
-    page.frames().map((f) => f.locator('body').innerText({ timeout: 5000 }).catch(() => '')),
-  );
-  return texts.join('\n');
-}
-
-/** "text", or "/regex/" for changing text such as "position 7, about 9 s". */
-function matcher(expected) {
-  const regex = /^\/(.+)\/([a-z]*)$/.exec(expected);
-  return regex ? (text) => new RegExp(regex[1], regex[2]).test(text) : (text) => text.includes(expected);
-}
-
-/** Waits until the page (or one of its frames) shows `expected`, calling refresh every `refreshMs` (0: never). */
-async function waitForText(expected, ms, refreshMs, refresh) {
-  const matches = matcher(expected);
-  return waitFor(async () => matches(await pageText()), ms, refreshMs, refresh);
-}
 
 /** Links of result rows to the workflow (its ID column). */
 async function listedRows() {
@@ -57,21 +42,6 @@ async function listedRows() {
   return page.locator(`a[href*="${href}"]`).filter({ hasText: workflowId }).count().catch(() => 0);
 }
 
-async function waitFor(condition, ms, refreshMs, refresh) {
-  const deadline = Date.now() + ms;
-  let nextRefresh = Date.now() + refreshMs;
-  while (Date.now() < deadline) {
-    if (await condition()) {
-      return true;
-    }
-    if (refreshMs > 0 && Date.now() > nextRefresh) {
-      await refresh();
-      nextRefresh = Date.now() + refreshMs;
-    }
-    await sleep(250);
-  }
-  return false;
-}
 
 /** The Current Details panel's content (UI 2.4x: an iframe of /render?content=<markdown> under that heading). */
 async function currentDetails() {
@@ -93,7 +63,12 @@ async function currentDetails() {
 
 try {
   browser = await launch();
-  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  if (codecEndpoint) {
+    result.codecCalls = [];
+    await useCodec(context, uiUrl, codecEndpoint, staffToken, (call) => result.codecCalls.push(call));
+  }
+  page = await context.newPage();
   page.on('pageerror', (e) => log(`page error: ${e.message}`));
   result.uiVersion = await fetch(`${uiUrl}/api/v1/settings`).then((r) => r.json()).then((s) => s.Version).catch(() => null);
 
@@ -115,7 +90,7 @@ try {
     await page.goto(detailUrl, { waitUntil: 'load', timeout: 30000 });
     // the UI redirects to .../workflows/<id>/<runId>/history; the summary, static details and current details are
     // on its "User Metadata" tab (UI 2.4x), the current details fetched when the tab opens and on the R key
-    await waitForText(workflowId, timeoutMs, 0);
+    await waitForText(page, workflowId, timeoutMs, 0);
     const tab = page.getByRole('tab', { name: 'User Metadata' });
     result.metadataTab = (await tab.count()) > 0;
     if (result.metadataTab) {
@@ -130,7 +105,7 @@ try {
         && (await waitFor(async () => {
           // the panel's own content, not the whole page (the header might contain the same words)
           const details = await currentDetails();
-          return matcher(expectDetails)(details ?? (await pageText()));
+          return matcher(expectDetails)(details ?? (await pageText(page)));
         }, timeoutMs, 3000, () => page.keyboard.press('r')));
     } else if (result.detailsRendered) {
       await sleep(1500); // the panel fills in after the metadata query answers

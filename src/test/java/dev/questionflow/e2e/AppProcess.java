@@ -66,6 +66,8 @@ final class AppProcess implements AutoCloseable {
     // shared by every instance of a test, as a deployment shares it: a question's ID must not
     // depend on the instance
     env.put("WORKFLOW_ID_SECRET", "e2e-workflow-id-secret-0123456789");
+    env.put("PAYLOAD_KEYS", Infra.payloadKeys());
+    env.put("TEMPORAL_UI_ORIGIN", "http://" + Infra.temporalUiAddress());
     env.putAll(overrides);
     Path log = Infra.workDir().resolve(name + ".log");
     Files.deleteIfExists(

@@ -119,6 +119,7 @@ final class Browser {
    * @param expectDetailsText text the workflow page must show as its current details, or null; a UI
    *     version that renders no current details reports {@code "detailsRendered": false} instead of
    *     failing
+   * @param codec the app whose codec endpoint decodes the payloads (with the staff key)
    */
   static Result temporalUi(
       String uiUrl,
@@ -127,11 +128,16 @@ final class Browser {
       String workflowId,
       Path screenshot,
       String expectDetailsText,
+      AppProcess codec,
       Duration timeout) {
     Map<String, String> env = new HashMap<>();
     env.put("UI_URL", uiUrl);
     env.put("NAMESPACE", namespace);
     env.put("QUERY", query);
+    // payloads, summaries and details are encrypted: the UI reads them through the app's codec, as
+    // staff
+    env.put("CODEC_ENDPOINT", "http://127.0.0.1:" + codec.port() + "/codec");
+    env.put("STAFF_TOKEN", AppProcess.STAFF_KEY);
     env.put("WORKFLOW_ID", workflowId);
     env.put("SCREENSHOT", screenshot.toString());
     env.put("TIMEOUT_SECONDS", String.valueOf(timeout.toSeconds()));
@@ -140,6 +146,32 @@ final class Browser {
     }
     // the list and the workflow page wait up to `timeout` each
     return run("temporal-ui.mjs", env, timeout.multipliedBy(3).plusSeconds(60));
+  }
+
+  /**
+   * e2e/browser/temporal-ui-codec.mjs: opens the workflow's page in the Web UI with the app's codec
+   * endpoint, with a staff token on the codec calls or none, and reports whether the decoded input
+   * showed {@code expectText}.
+   */
+  static Result temporalUiCodec(
+      String uiUrl,
+      String namespace,
+      String workflowId,
+      String codecEndpoint,
+      String staffToken,
+      String expectText,
+      Path screenshot,
+      Duration timeout) {
+    Map<String, String> env = new HashMap<>();
+    env.put("UI_URL", uiUrl);
+    env.put("NAMESPACE", namespace);
+    env.put("WORKFLOW_ID", workflowId);
+    env.put("CODEC_ENDPOINT", codecEndpoint);
+    env.put("STAFF_TOKEN", staffToken);
+    env.put("EXPECT_TEXT", expectText);
+    env.put("SCREENSHOT", screenshot.toString());
+    env.put("TIMEOUT_SECONDS", String.valueOf(timeout.toSeconds()));
+    return run("temporal-ui-codec.mjs", env, timeout.plusSeconds(90));
   }
 
   /**

@@ -2,6 +2,8 @@ package dev.questionflow.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.questionflow.workflows.codec.EncryptionCodec;
+import dev.questionflow.workflows.codec.PayloadKeys;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
@@ -68,12 +70,28 @@ final class Infra {
     return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
   }
 
+  /**
+   * The payload keys the apps under test get: bin/test's development key ({@code PAYLOAD_KEYS}), or
+   * a fixed test key when the tests run without it.
+   */
+  static String payloadKeys() {
+    String keys = System.getenv("PAYLOAD_KEYS");
+    return keys == null || keys.isBlank()
+        ? "e2e:ZTJlLXBheWxvYWQta2V5LTAxMjM0NTY3ODlhYmNkZWY="
+        : keys;
+  }
+
+  /** A client that reads the apps' encrypted payloads (with {@link #payloadKeys()}). */
   static WorkflowClient temporalClient() {
     WorkflowServiceStubs stubs =
         WorkflowServiceStubs.newServiceStubs(
             WorkflowServiceStubsOptions.newBuilder().setTarget(temporalAddress()).build());
     return WorkflowClient.newInstance(
-        stubs, WorkflowClientOptions.newBuilder().setNamespace(namespace()).build());
+        stubs,
+        WorkflowClientOptions.newBuilder()
+            .setNamespace(namespace())
+            .setDataConverter(EncryptionCodec.dataConverter(PayloadKeys.parse(payloadKeys())))
+            .build());
   }
 
   /** The Temporal CLI as installed by bin/dev-services. */
@@ -109,7 +127,8 @@ final class Infra {
     return rows;
   }
 
-  private static String runCli(String... args) throws Exception {
+  /** A Temporal CLI command against the dev server with JSON output, as printed. */
+  static String runCli(String... args) throws Exception {
     List<String> command = new ArrayList<>(List.of(temporalCli()));
     command.addAll(List.of(args));
     command.addAll(

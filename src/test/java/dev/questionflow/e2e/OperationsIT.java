@@ -147,6 +147,7 @@ class OperationsIT {
             waiting,
             Browser.screenshotDir().resolve("web-ui-waiting-in-queue.png"),
             "/position \\d+/",
+            app,
             Duration.ofSeconds(30));
     assertThat(ui.exitCode()).as(ui.stdout() + ui.stderr()).isZero();
     assertThat(ui.json().path("listed").asBoolean()).isTrue();
@@ -291,6 +292,7 @@ class OperationsIT {
     builder.environment().put("TEMPORAL_ADDRESS", Infra.temporalAddress());
     builder.environment().put("TEMPORAL_NAMESPACE", Infra.namespace());
     builder.environment().put("REPLAY_NO_BUILD", "1");
+    builder.environment().put("PAYLOAD_KEYS", Infra.payloadKeys()); // the histories are encrypted
     Process process = builder.start();
     String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(process.waitFor(120, TimeUnit.SECONDS)).isTrue();

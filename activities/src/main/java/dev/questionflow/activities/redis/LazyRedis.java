@@ -4,9 +4,11 @@ import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -35,15 +37,28 @@ public final class LazyRedis implements Supplier<RedisCommands<String, String>>,
    * @param commandTimeout each command's limit, and the connect timeout
    */
   public LazyRedis(String url, Duration commandTimeout, Duration retryInterval) {
+    this(url, commandTimeout, retryInterval, null);
+  }
+
+  /**
+   * @param url {@code redis://} or, for TLS, {@code rediss://} (the server's certificate verified)
+   * @param tlsCa PEM file of a private CA that signed the server's certificate; null = the JDK's
+   *     trusted CAs
+   */
+  public LazyRedis(String url, Duration commandTimeout, Duration retryInterval, Path tlsCa) {
     this.uri = RedisURI.create(url);
     this.uri.setTimeout(commandTimeout);
     this.client = RedisClient.create();
-    this.client.setOptions(
+    ClientOptions.Builder options =
         ClientOptions.builder()
             .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
             .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-            .autoReconnect(true)
-            .build());
+            .autoReconnect(true);
+    if (tlsCa != null) {
+      options.sslOptions(
+          SslOptions.builder().jdkSslProvider().trustManager(tlsCa.toFile()).build());
+    }
+    this.client.setOptions(options.build());
     this.retryInterval = retryInterval;
   }
 

@@ -137,7 +137,12 @@ public record CsProperties(
    * @param commandTimeout each Redis command's limit (and the connect timeout)
    * @param retryInterval after a failed connect, the next one is tried no sooner than this
    */
-  public record Redis(String url, Duration commandTimeout, Duration retryInterval) {
+  /**
+   * @param tlsCa {@code REDIS_TLS_CA}: PEM file of the private CA behind a {@code rediss://}
+   *     server's certificate (unset: the JDK's trusted CAs)
+   */
+  public record Redis(
+      String url, Duration commandTimeout, Duration retryInterval, java.nio.file.Path tlsCa) {
     public Redis {
       commandTimeout = commandTimeout == null ? Duration.ofSeconds(1) : commandTimeout;
       retryInterval = retryInterval == null ? Duration.ofSeconds(1) : retryInterval;

@@ -37,7 +37,7 @@ class StoresConfig {
   @ConditionalOnExpression("'${cs.redis.url:}' != ''")
   LazyRedis redis(CsProperties properties) {
     CsProperties.Redis redis = properties.redis();
-    return new LazyRedis(redis.url(), redis.commandTimeout(), redis.retryInterval());
+    return new LazyRedis(redis.url(), redis.commandTimeout(), redis.retryInterval(), redis.tlsCa());
   }
 
   /**

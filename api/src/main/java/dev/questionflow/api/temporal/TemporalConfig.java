@@ -8,6 +8,7 @@ import io.temporal.activity.LocalActivityOptions;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.common.context.ContextPropagator;
 import io.temporal.common.metadata.POJOWorkflowMethodMetadata;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import io.temporal.spring.boot.TemporalOptionsCustomizer;
 import io.temporal.spring.boot.WorkflowImplementationOptionsCustomizer;
 import io.temporal.worker.Worker;
@@ -35,6 +36,12 @@ class TemporalConfig {
       propagators.add(new RequestIdPropagator());
       return options.setContextPropagators(propagators);
     };
+  }
+
+  /** TLS to the frontend when TEMPORAL_TLS_* is set (see {@link TemporalTls}). */
+  @Bean
+  TemporalOptionsCustomizer<WorkflowServiceStubsOptions.Builder> temporalTls(TemporalTls tls) {
+    return tls::apply;
   }
 
   /**

@@ -3,6 +3,7 @@ package dev.questionflow.workflows.codec;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.temporal.api.common.v1.Payload;
+import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.common.converter.CodecDataConverter;
 import io.temporal.common.converter.DataConverter;
 import io.temporal.common.converter.DefaultDataConverter;
@@ -77,6 +78,30 @@ public final class EncryptionCodec implements PayloadCodec {
     } catch (InvalidProtocolBufferException | RuntimeException e) {
       throw new PayloadCodecException(e);
     }
+  }
+
+  /**
+   * The key ID of the first workflow input in {@code events} that {@code keys} cannot open, or null
+   * (a clear message beats the SDK's replay failure when a tool runs without the app's keys).
+   *
+   * @param keys null = none configured
+   */
+  public static String missingKey(List<HistoryEvent> events, PayloadKeys keys) {
+    for (HistoryEvent event : events) {
+      if (!event.hasWorkflowExecutionStartedEventAttributes()) {
+        continue;
+      }
+      for (Payload payload :
+          event.getWorkflowExecutionStartedEventAttributes().getInput().getPayloadsList()) {
+        if (isEncrypted(payload)) {
+          String keyId = payload.getMetadataOrDefault(KEY_ID, ByteString.EMPTY).toStringUtf8();
+          if (keys == null || !keys.has(keyId)) {
+            return keyId;
+          }
+        }
+      }
+    }
+    return null;
   }
 
   static boolean isEncrypted(Payload payload) {

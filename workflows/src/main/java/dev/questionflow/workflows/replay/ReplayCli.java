@@ -92,15 +92,26 @@ public final class ReplayCli {
       out.println("ERROR could not load the history: " + e.getMessage());
       return ERROR;
     }
-    DataConverter converter;
+    PayloadKeys keys;
     try {
-      converter = converter();
+      keys = keys();
     } catch (IllegalArgumentException e) {
       out.println("ERROR " + e.getMessage());
       return ERROR;
     }
+    DataConverter converter =
+        keys == null ? GlobalDataConverter.get() : EncryptionCodec.dataConverter(keys);
     int exit = OK;
     for (Loaded loaded : histories) {
+      String missingKey = EncryptionCodec.missingKey(loaded.history().getEvents(), keys);
+      if (missingKey != null) {
+        out.println(
+            "ERROR the history's payloads are encrypted with key '"
+                + missingKey
+                + "', which PAYLOAD_KEYS does not have: run bin/replay with the app's PAYLOAD_KEYS");
+        exit = ERROR;
+        continue;
+      }
       HistoryReplay.Result result =
           HistoryReplay.replay(loaded.history(), implementations, converter);
       report(result, loaded.runId(), out);
@@ -161,11 +172,9 @@ public final class ReplayCli {
    * Encrypted histories need the keys they were written under: {@code PAYLOAD_KEYS}, as the app has
    * it (histories without encryption replay with or without it).
    */
-  private static DataConverter converter() {
+  private static PayloadKeys keys() {
     String keys = System.getenv("PAYLOAD_KEYS");
-    return keys == null || keys.isBlank()
-        ? GlobalDataConverter.get()
-        : EncryptionCodec.dataConverter(PayloadKeys.parse(keys));
+    return keys == null || keys.isBlank() ? null : PayloadKeys.parse(keys);
   }
 
   private static String env(String name, String fallback) {

@@ -103,6 +103,13 @@ class EncryptedHistoryTest {
     assertThat(json).contains(base64("binary/encrypted"));
     assertThat(json).contains(base64("k1")); // the key ID in each payload's metadata
 
+    // tools without the app's keys say which key they need instead of failing the replay
+    assertThat(EncryptionCodec.missingKey(history.getEvents(), null)).isEqualTo("k1");
+    assertThat(EncryptionCodec.missingKey(history.getEvents(), PayloadKeys.parse(K2)))
+        .isEqualTo("k1");
+    assertThat(EncryptionCodec.missingKey(history.getEvents(), PayloadKeys.parse(K2 + "," + K1)))
+        .isNull();
+
     DataConverter rotated = EncryptionCodec.dataConverter(PayloadKeys.parse(K2 + "," + K1));
     assertThat(replay(history, rotated).outcome()).isEqualTo(HistoryReplay.Outcome.OK);
     HistoryReplay.Result withoutTheOldKey =

@@ -1,0 +1,177 @@
+package dev.questionflow.activities.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code rediss://} against a real redis-server listening with TLS only (certificates made with
+ * openssl for the run): the private CA given, commands work; without it, the server's certificate
+ * is refused. Skipped where redis-server or openssl is missing, failed under CI=true.
+ */
+class LazyRedisTlsTest {
+
+  @TempDir static Path dir;
+  private static Process server;
+  private static int port;
+
+  @BeforeAll
+  static void startTlsRedis() throws Exception {
+    try {
+      openssl(
+          "req",
+          "-x509",
+          "-newkey",
+          "rsa:2048",
+          "-nodes",
+          "-days",
+          "2",
+          "-subj",
+          "/CN=test-ca",
+          "-keyout",
+          "ca.key",
+          "-out",
+          "ca.pem");
+      openssl(
+          "req",
+          "-newkey",
+          "rsa:2048",
+          "-nodes",
+          "-subj",
+          "/CN=localhost",
+          "-keyout",
+          "redis.key",
+          "-out",
+          "redis.csr");
+      Files.writeString(dir.resolve("san.ext"), "subjectAltName=DNS:localhost,IP:127.0.0.1\n");
+      openssl(
+          "x509",
+          "-req",
+          "-in",
+          "redis.csr",
+          "-CA",
+          "ca.pem",
+          "-CAkey",
+          "ca.key",
+          "-CAcreateserial",
+          "-days",
+          "2",
+          "-extfile",
+          "san.ext",
+          "-out",
+          "redis.pem");
+      try (ServerSocket socket = new ServerSocket(0)) {
+        port = socket.getLocalPort();
+      }
+      server =
+          new ProcessBuilder(
+                  "redis-server",
+                  "--port",
+                  "0",
+                  "--tls-port",
+                  String.valueOf(port),
+                  "--tls-cert-file",
+                  "redis.pem",
+                  "--tls-key-file",
+                  "redis.key",
+                  "--tls-ca-cert-file",
+                  "ca.pem",
+                  "--tls-auth-clients",
+                  "no",
+                  "--bind",
+                  "127.0.0.1",
+                  "--save",
+                  "",
+                  "--appendonly",
+                  "no")
+              .directory(dir.toFile())
+              .redirectErrorStream(true)
+              .redirectOutput(dir.resolve("redis.log").toFile())
+              .start();
+      awaitListening();
+    } catch (IOException | IllegalStateException e) {
+      dev.questionflow.activities.testing.TestRedis.unavailable(e);
+    }
+  }
+
+  @AfterAll
+  static void stop() throws InterruptedException {
+    if (server != null) {
+      server.destroy();
+      server.waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void redissWithThePrivateCaWorks() {
+    try (LazyRedis redis =
+        new LazyRedis(
+            "rediss://localhost:" + port,
+            Duration.ofSeconds(3),
+            Duration.ofMillis(10),
+            dir.resolve("ca.pem"))) {
+      assertThat(redis.get().ping()).isEqualTo("PONG");
+      redis.get().set("tls-check", "sealed in transit");
+      assertThat(redis.get().get("tls-check")).isEqualTo("sealed in transit");
+    }
+  }
+
+  @Test
+  void redissRefusesAServerItCannotVerify() {
+    try (LazyRedis redis =
+        new LazyRedis("rediss://localhost:" + port, Duration.ofSeconds(3), Duration.ofMillis(10))) {
+      assertThatThrownBy(() -> redis.get().ping()).isInstanceOf(RuntimeException.class);
+    }
+    // and plain text to the TLS port gets nowhere either
+    try (LazyRedis plain =
+        new LazyRedis("redis://localhost:" + port, Duration.ofSeconds(2), Duration.ofMillis(10))) {
+      assertThatThrownBy(() -> plain.get().ping()).isInstanceOf(RuntimeException.class);
+    }
+  }
+
+  private static void awaitListening() throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (System.nanoTime() < deadline) {
+      if (!server.isAlive()) {
+        throw new IllegalStateException("redis-server exited: " + log());
+      }
+      try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+        return;
+      } catch (IOException notYet) {
+        Thread.sleep(50);
+      }
+    }
+    throw new IllegalStateException("redis-server did not listen with TLS: " + log());
+  }
+
+  private static String log() {
+    try {
+      return Files.readString(dir.resolve("redis.log"));
+    } catch (IOException e) {
+      return e.toString();
+    }
+  }
+
+  private static void openssl(String... args) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of("openssl"));
+    command.addAll(List.of(args));
+    Process process =
+        new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+    String out = new String(process.getInputStream().readAllBytes());
+    if (process.waitFor() != 0) {
+      throw new IllegalStateException(String.join(" ", command) + " failed: " + out);
+    }
+  }
+}
