@@ -89,6 +89,10 @@ class DockerComposeFileTest {
   void temporalUiTalksToTheTemporalService() {
     Map<String, String> env = environment(service("temporal-ui"));
     assertEquals("temporal:7233", env.get("TEMPORAL_ADDRESS"));
+    // payloads are encrypted: the UI decodes them through the app's codec endpoint
+    assertTrue(
+        String.valueOf(env.get("TEMPORAL_CODEC_ENDPOINT")).endsWith("/codec}"),
+        "temporal-ui's TEMPORAL_CODEC_ENDPOINT: " + env.get("TEMPORAL_CODEC_ENDPOINT"));
     assertTrue(
         containerPortsFor("temporal-ui", 8233).contains(8080),
         "temporal-ui's 8233 must map to the UI container port 8080");
