@@ -3,6 +3,8 @@ package dev.questionflow.activities.session;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.questionflow.activities.testing.TestRedis;
+import dev.questionflow.workflows.codec.PayloadKeys;
+import dev.questionflow.workflows.codec.SealedText;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -208,5 +210,20 @@ class RedisSessionStoreTest {
           .isEqualTo(predecessorOf.get(wf));
     }
     assertThat(stores.get(1).line(session)).containsExactlyElementsOf(chain);
+  }
+
+  @Test
+  void turnsAreStoredSealedAndReadBackPlain() {
+    SealedText sealed = SealedText.with(PayloadKeys.parse(PayloadKeys.generateEntry("s1")));
+    RedisSessionStore store =
+        new RedisSessionStore(connect()::sync, LIMITS, Clock.systemUTC(), sealed);
+    store.join(session, "wf-1");
+    store.finish(session, "wf-1", turn("wf-1", 7));
+    store.finish(session, "wf-1", turn("wf-1", 7)); // a retried finish: still one turn
+
+    List<String> raw = admin.lrange(RedisSessionStore.key(session, "history"), 0, -1);
+    assertThat(raw).singleElement().asString().contains("enc1:s1:").contains("\"wf-1\"");
+    assertThat(raw.get(0)).doesNotContain("\"q7\"").doesNotContain("\"a7\"");
+    assertThat(store.history(session)).containsExactly(turn("wf-1", 7));
   }
 }
