@@ -5,6 +5,7 @@ import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.openai.OpenAiChatModel;
 import dev.langchain4j.model.output.FinishReason;
 import dev.questionflow.activities.generation.ModelErrors.ModelError;
+import dev.questionflow.activities.privacy.Redactor;
 import dev.questionflow.activities.resilience.Dependency;
 import dev.questionflow.activities.resilience.DependencyBreakers;
 import dev.questionflow.activities.resilience.UpstreamErrors;
@@ -38,8 +39,9 @@ import org.slf4j.LoggerFactory;
  *       429 carries the server's Retry-After as the next retry delay.
  *   <li>Breaker OPEN: {@link ModelFailures#CIRCUIT_OPEN}, non-retryable, without any HTTP call, so
  *       the workflow falls to the FAQ level without paying a timeout.
- *   <li>The answer goes through {@link OutputChecks} (empty / garbled output rejected, personal
- *       data redacted).
+ *   <li>The question and the history turns pass the {@link Redactor} before they leave for the
+ *       model; the answer goes through {@link OutputChecks} (empty / garbled output rejected,
+ *       personal data redacted).
  *   <li>The session's last turns ({@link SessionStore#history}, at most {@code
  *       cs.sessions.max-turns}) go before the question as previous user / assistant messages; when
  *       the history cannot be read the model answers without it.
@@ -53,7 +55,8 @@ public class OpenAiGenerationActivities implements GenerationActivities {
   private record Model(
       String role, Dependency dependency, ModelSettings settings, ChatModel client) {}
 
-  private final String companyName;
+  private final PromptBuilder prompts;
+  private final OutputChecks outputChecks;
   private final Model primary;
   private final Model backup;
   private final RateLimitPolicy rateLimits;
@@ -114,9 +117,26 @@ public class OpenAiGenerationActivities implements GenerationActivities {
       UpstreamErrors errors,
       SessionStore sessions,
       ModelCallGate gate) {
+    this(primary, backup, rateLimits, breakers, errors, sessions, gate, Redactor.ALL_KINDS);
+  }
+
+  /**
+   * @param redactor removes personal data from the question and history before they leave for the
+   *     model, and from the answer
+   */
+  public OpenAiGenerationActivities(
+      ModelSettings primary,
+      ModelSettings backup,
+      RateLimitPolicy rateLimits,
+      DependencyBreakers breakers,
+      UpstreamErrors errors,
+      SessionStore sessions,
+      ModelCallGate gate,
+      Redactor redactor) {
     this.sessions = sessions;
     this.gate = gate == null ? ModelCallGate.OPEN : gate;
-    this.companyName = primary.companyName();
+    this.prompts = new PromptBuilder(primary.companyName(), redactor);
+    this.outputChecks = new OutputChecks(redactor);
     this.primary = model(ModelFailures.PRIMARY, Dependency.PRIMARY_MODEL, primary);
     this.backup = model(ModelFailures.BACKUP, Dependency.BACKUP_MODEL, backup);
     this.rateLimits = rateLimits == null ? RateLimitPolicy.DEFAULT : rateLimits;
@@ -177,8 +197,7 @@ public class OpenAiGenerationActivities implements GenerationActivities {
               + ": not calling it",
           ModelFailures.CIRCUIT_OPEN);
     }
-    var messages =
-        PromptBuilder.messages(companyName, request.knowledge(), history, request.question());
+    var messages = prompts.messages(request.knowledge(), history, request.question());
     try {
       gate.beforeCall();
     } catch (InterruptedException e) {
@@ -209,7 +228,7 @@ public class OpenAiGenerationActivities implements GenerationActivities {
     }
     String text;
     try {
-      text = OutputChecks.check(response.aiMessage() == null ? null : response.aiMessage().text());
+      text = outputChecks.check(response.aiMessage() == null ? null : response.aiMessage().text());
     } catch (OutputChecks.Rejected rejected) {
       if (ModelFailures.GARBLED_OUTPUT.equals(rejected.type())) {
         // garbage from a model that answers 200 is a sick model: count it, so the breaker can open

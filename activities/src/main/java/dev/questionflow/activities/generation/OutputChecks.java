@@ -1,5 +1,6 @@
 package dev.questionflow.activities.generation;
 
+import dev.questionflow.activities.privacy.Redactor;
 import dev.questionflow.workflows.generation.ModelFailures;
 
 /**
@@ -25,13 +26,17 @@ public final class OutputChecks {
     }
   }
 
-  private OutputChecks() {}
+  private final Redactor redactor;
+
+  public OutputChecks(Redactor redactor) {
+    this.redactor = redactor;
+  }
 
   /**
    * @return the answer, stripped and redacted
    * @throws Rejected for empty or garbled output
    */
-  public static String check(String text) {
+  public String check(String text) {
     if (text == null || text.isBlank()) {
       throw new Rejected(ModelFailures.EMPTY_OUTPUT, "the model returned an empty answer");
     }
@@ -40,7 +45,7 @@ public final class OutputChecks {
     if (why != null) {
       throw new Rejected(ModelFailures.GARBLED_OUTPUT, "the model returned garbled output: " + why);
     }
-    return Redactor.redact(stripped);
+    return redactor.redact(stripped);
   }
 
   /**

@@ -4,6 +4,7 @@ import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.SystemMessage;
 import dev.langchain4j.data.message.UserMessage;
+import dev.questionflow.activities.privacy.Redactor;
 import dev.questionflow.activities.session.Turn;
 import dev.questionflow.workflows.retrieval.FaqHit;
 import java.util.ArrayList;
@@ -11,20 +12,27 @@ import java.util.List;
 
 /**
  * Builds the grounded system prompt from the retrieved FAQ entries, and the messages of one model
- * call.
+ * call. Every text from a conversation passes the {@link Redactor} here, the one place where it
+ * becomes prompt text, so no personal data leaves for the model (history turns stored before
+ * redaction existed included).
  */
 final class PromptBuilder {
 
-  private PromptBuilder() {}
+  private final String companyName;
+  private final Redactor redactor;
+
+  PromptBuilder(String companyName, Redactor redactor) {
+    this.companyName = companyName;
+    this.redactor = redactor;
+  }
 
   /**
    * The system prompt, then the session's previous turns (oldest first) as user / assistant
    * messages, then the question.
    */
-  static List<ChatMessage> messages(
-      String companyName, List<FaqHit> knowledge, List<Turn> history, String question) {
+  List<ChatMessage> messages(List<FaqHit> knowledge, List<Turn> history, String question) {
     List<ChatMessage> messages = new ArrayList<>(2 + 2 * history.size());
-    messages.add(SystemMessage.from(systemPrompt(companyName, knowledge)));
+    messages.add(SystemMessage.from(systemPrompt(knowledge)));
     for (Turn turn : history) {
       if (turn.question() == null
           || turn.question().isBlank()
@@ -32,14 +40,14 @@ final class PromptBuilder {
           || turn.answer().isBlank()) {
         continue;
       }
-      messages.add(UserMessage.from(turn.question()));
-      messages.add(AiMessage.from(turn.answer()));
+      messages.add(UserMessage.from(redactor.redact(turn.question())));
+      messages.add(AiMessage.from(redactor.redact(turn.answer())));
     }
-    messages.add(UserMessage.from(question));
+    messages.add(UserMessage.from(redactor.redact(question)));
     return messages;
   }
 
-  static String systemPrompt(String companyName, List<FaqHit> knowledge) {
+  String systemPrompt(List<FaqHit> knowledge) {
     StringBuilder prompt =
         new StringBuilder()
             .append("You are the customer service assistant of ")

@@ -91,6 +91,36 @@ class GenerationSessionHistoryTest {
   }
 
   @Test
+  void personalDataInTheQuestionAndTheHistoryNeverReachesTheModel() {
+    fake.script(call -> Reply.text("We have blocked the card."));
+    SessionStore store = new InMemorySessionStore();
+    // written straight to the store, as turns recorded before redaction existed were
+    answered(
+        store,
+        "s1",
+        "q-1",
+        "My card 4111 1111 1111 1111 was stolen, call me on +44 20 7946 0958",
+        "We will call you on +44 20 7946 0958.");
+
+    activities(store)
+        .generateAnswer(
+            new GenerationRequest(
+                "Please block 4111111111111111 too, my ID is 11010519491231002X",
+                List.of(),
+                null,
+                "s1"));
+
+    String sent = fake.calls().get(0).body().toString();
+    assertThat(sent)
+        .doesNotContain("4111")
+        .doesNotContain("7946")
+        .doesNotContain("11010519491231002X")
+        .contains("My card [CARD] was stolen, call me on [PHONE]")
+        .contains("We will call you on [PHONE].")
+        .contains("Please block [CARD] too, my ID is [CN_ID]");
+  }
+
+  @Test
   void onlyTheLastMaxTurnsAreSent() {
     fake.script(call -> Reply.text("ok"));
     SessionStore store =

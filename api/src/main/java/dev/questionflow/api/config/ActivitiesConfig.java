@@ -4,6 +4,8 @@ import dev.questionflow.activities.generation.ModelSettings;
 import dev.questionflow.activities.generation.OpenAiGenerationActivities;
 import dev.questionflow.activities.intent.RuleIntentActivities;
 import dev.questionflow.activities.lane.LaneGate;
+import dev.questionflow.activities.privacy.RedactionSettings;
+import dev.questionflow.activities.privacy.Redactor;
 import dev.questionflow.activities.resilience.DependencyBreakers;
 import dev.questionflow.activities.resilience.UpstreamErrors;
 import dev.questionflow.activities.retrieval.FaqRetrievalActivities;
@@ -103,6 +105,23 @@ class ActivitiesConfig {
         : Optional.of(Path.of(dir).resolve(pack.id()));
   }
 
+  /**
+   * One redactor for every text that leaves for the model or is stored: prompts, session history,
+   * tickets and the helpdesk payload, answers.
+   */
+  @Bean
+  Redactor redactor(CsProperties properties) {
+    RedactionSettings settings =
+        properties.privacy() == null || properties.privacy().redaction() == null
+            ? RedactionSettings.ALL
+            : properties.privacy().redaction().settings();
+    log.info(
+        "redacting {} before text leaves for the model or is stored; {} allow-listed values",
+        settings.kinds().isEmpty() ? "nothing" : settings.kinds(),
+        settings.allow().size());
+    return new Redactor(settings);
+  }
+
   @Bean
   RuleIntentActivities intentActivities(
       FaqPack pack, SemanticMatcher semantic, KeywordFaqIndex keyword) {
@@ -157,7 +176,8 @@ class ActivitiesConfig {
       DependencyBreakers breakers,
       UpstreamErrors errors,
       SessionStore sessions,
-      LaneGate laneGate) {
+      LaneGate laneGate,
+      Redactor redactor) {
     CsProperties.Llm llm = properties.llm();
     ModelSettings primary =
         new ModelSettings(
@@ -180,7 +200,8 @@ class ActivitiesConfig {
         breakers,
         errors,
         sessions,
-        laneGate);
+        laneGate,
+        redactor);
   }
 
   @Bean
@@ -193,13 +214,15 @@ class ActivitiesConfig {
       TicketInbox inbox,
       CsProperties properties,
       DependencyBreakers breakers,
-      UpstreamErrors errors) {
+      UpstreamErrors errors,
+      Redactor redactor) {
     CsProperties.Tickets tickets = properties.tickets();
     Optional<HelpdeskWebhook> helpdesk =
         Optional.ofNullable(tickets.webhookUrl())
             .filter(url -> !url.toString().isBlank())
             .map(url -> new HelpdeskWebhook(url, tickets.webhookTimeout()));
-    return new InboxTicketActivities(inbox, helpdesk, Clock.systemUTC(), breakers, errors);
+    return new InboxTicketActivities(
+        inbox, helpdesk, Clock.systemUTC(), redactor, breakers, errors);
   }
 
   /**
@@ -208,7 +231,8 @@ class ActivitiesConfig {
    */
   @Bean
   SessionActivitiesImpl sessionActivities(
-      SessionStore sessions, ObjectProvider<WorkflowClient> client) {
-    return new SessionActivitiesImpl(sessions, new TemporalSessionSignals(client::getObject));
+      SessionStore sessions, ObjectProvider<WorkflowClient> client, Redactor redactor) {
+    return new SessionActivitiesImpl(
+        sessions, new TemporalSessionSignals(client::getObject), redactor);
   }
 }

@@ -1,9 +1,13 @@
 package dev.questionflow.api.config;
 
+import dev.questionflow.activities.privacy.PersonalData;
+import dev.questionflow.activities.privacy.RedactionSettings;
 import java.net.URI;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /** Everything operators tune, bound from the {@code cs} section of application.yml. */
@@ -22,7 +26,46 @@ public record CsProperties(
     FlowControl flowControl,
     Api api,
     Sessions sessions,
-    LogSampling logSampling) {
+    LogSampling logSampling,
+    Privacy privacy) {
+
+  /**
+   * What is done to protect the customer's personal data ({@code cs.privacy}).
+   *
+   * @param redaction what the redactor removes before text leaves for the model or is stored
+   */
+  public record Privacy(Redaction redaction) {
+
+    /**
+     * Each kind on (null = on) or off, and the values never redacted (our own support number...).
+     */
+    public record Redaction(
+        Boolean card,
+        Boolean phone,
+        Boolean email,
+        Boolean iban,
+        Boolean cnId,
+        List<String> allow) {
+
+      /** The redactor's settings: a kind left unset is redacted. */
+      public RedactionSettings settings() {
+        Set<PersonalData> kinds = EnumSet.noneOf(PersonalData.class);
+        Map.of(
+                PersonalData.CARD, card,
+                PersonalData.PHONE, phone,
+                PersonalData.EMAIL, email,
+                PersonalData.IBAN, iban,
+                PersonalData.CN_ID, cnId)
+            .forEach(
+                (kind, on) -> {
+                  if (on == null || on) {
+                    kinds.add(kind);
+                  }
+                });
+        return new RedactionSettings(kinds, allow);
+      }
+    }
+  }
 
   /**
    * Sampling of repeated fallback lines (WARN only; ERROR, INFO, DEBUG never): per logger and
