@@ -5,7 +5,6 @@ import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.openai.OpenAiChatModel;
 import dev.langchain4j.model.output.FinishReason;
 import dev.questionflow.activities.generation.ModelErrors.ModelError;
-import dev.questionflow.activities.privacy.Redactor;
 import dev.questionflow.activities.resilience.Dependency;
 import dev.questionflow.activities.resilience.DependencyBreakers;
 import dev.questionflow.activities.resilience.UpstreamErrors;
@@ -39,9 +38,10 @@ import org.slf4j.LoggerFactory;
  *       429 carries the server's Retry-After as the next retry delay.
  *   <li>Breaker OPEN: {@link ModelFailures#CIRCUIT_OPEN}, non-retryable, without any HTTP call, so
  *       the workflow falls to the FAQ level without paying a timeout.
- *   <li>The question and the history turns pass the {@link Redactor} before they leave for the
- *       model; the answer goes through {@link OutputChecks} (empty / garbled output rejected,
- *       personal data redacted).
+ *   <li>The question and the history turns are redacted and fenced before they leave for the model
+ *       ({@link PromptBuilder}), and every call asks for at most {@link ModelSettings#maxTokens()};
+ *       the answer goes through {@link OutputChecks} (empty, garbled, prompt-leaking output and
+ *       foreign links rejected, personal data redacted).
  *   <li>The session's last turns ({@link SessionStore#history}, at most {@code
  *       cs.sessions.max-turns}) go before the question as previous user / assistant messages; when
  *       the history cannot be read the model answers without it.
@@ -117,12 +117,11 @@ public class OpenAiGenerationActivities implements GenerationActivities {
       UpstreamErrors errors,
       SessionStore sessions,
       ModelCallGate gate) {
-    this(primary, backup, rateLimits, breakers, errors, sessions, gate, Redactor.ALL_KINDS);
+    this(primary, backup, rateLimits, breakers, errors, sessions, gate, Safeguards.defaults());
   }
 
   /**
-   * @param redactor removes personal data from the question and history before they leave for the
-   *     model, and from the answer
+   * @param safeguards the redactor, the system prompt's canary and the hosts answers may link to
    */
   public OpenAiGenerationActivities(
       ModelSettings primary,
@@ -132,11 +131,12 @@ public class OpenAiGenerationActivities implements GenerationActivities {
       UpstreamErrors errors,
       SessionStore sessions,
       ModelCallGate gate,
-      Redactor redactor) {
+      Safeguards safeguards) {
     this.sessions = sessions;
     this.gate = gate == null ? ModelCallGate.OPEN : gate;
-    this.prompts = new PromptBuilder(primary.companyName(), redactor);
-    this.outputChecks = new OutputChecks(redactor);
+    this.prompts =
+        new PromptBuilder(primary.companyName(), safeguards.redactor(), safeguards.canary());
+    this.outputChecks = new OutputChecks(safeguards);
     this.primary = model(ModelFailures.PRIMARY, Dependency.PRIMARY_MODEL, primary);
     this.backup = model(ModelFailures.BACKUP, Dependency.BACKUP_MODEL, backup);
     this.rateLimits = rateLimits == null ? RateLimitPolicy.DEFAULT : rateLimits;
@@ -164,6 +164,7 @@ public class OpenAiGenerationActivities implements GenerationActivities {
                     : settings.apiKey())
             .modelName(settings.modelName())
             .timeout(settings.timeout())
+            .maxTokens(settings.maxTokens())
             .maxRetries(0)
             // the stock JDK client drops the headers of error responses; this one keeps Retry-After
             .httpClientBuilder(RetryAfterHttpClient.builder())
@@ -230,15 +231,29 @@ public class OpenAiGenerationActivities implements GenerationActivities {
     try {
       text = outputChecks.check(response.aiMessage() == null ? null : response.aiMessage().text());
     } catch (OutputChecks.Rejected rejected) {
-      if (ModelFailures.GARBLED_OUTPUT.equals(rejected.type())) {
-        // garbage from a model that answers 200 is a sick model: count it, so the breaker can open
-        breaker.onError(System.nanoTime() - started, TimeUnit.NANOSECONDS, rejected);
-        errors.record(model.dependency(), Kind.GARBLED_OUTPUT);
-      } else {
-        // an empty answer is usually about this question (filtered silently, nothing to say), not
-        // the model's health
-        breaker.releasePermission();
-        errors.record(model.dependency(), Kind.EMPTY_OUTPUT);
+      switch (rejected.type()) {
+        case ModelFailures.GARBLED_OUTPUT -> {
+          // garbage from a model that answers 200 is a sick model: count it, so the breaker can
+          // open
+          breaker.onError(System.nanoTime() - started, TimeUnit.NANOSECONDS, rejected);
+          errors.record(model.dependency(), Kind.GARBLED_OUTPUT);
+        }
+        case ModelFailures.PROMPT_LEAK, ModelFailures.FOREIGN_LINK -> {
+          // the question talked a healthy model into it: no mark against the model's health
+          breaker.releasePermission();
+          errors.record(
+              model.dependency(),
+              ModelFailures.PROMPT_LEAK.equals(rejected.type())
+                  ? Kind.PROMPT_LEAK
+                  : Kind.FOREIGN_LINK);
+          log.warn("the {} model's answer was rejected: {}", model.role(), rejected.getMessage());
+        }
+        default -> {
+          // an empty answer is usually about this question (filtered silently, nothing to say),
+          // not the model's health
+          breaker.releasePermission();
+          errors.record(model.dependency(), Kind.EMPTY_OUTPUT);
+        }
       }
       throw ApplicationFailure.newNonRetryableFailure(rejected.getMessage(), rejected.type());
     }

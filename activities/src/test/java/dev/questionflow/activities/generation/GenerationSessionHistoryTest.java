@@ -53,6 +53,11 @@ class GenerationSessionHistoryTest {
     store.finish(sessionId, workflowId, new Turn(workflowId, q, a, "LLM", Instant.now()));
   }
 
+  /** A customer message as the model receives it: inside the customer fence. */
+  private static String fenced(String text) {
+    return "<customer_message>\n" + text + "\n</customer_message>";
+  }
+
   /** role: content of every message of the one recorded request. */
   private List<String> messagesSent() {
     assertThat(fake.calls()).hasSize(1);
@@ -82,11 +87,11 @@ class GenerationSessionHistoryTest {
         .startsWith("system: You are the customer service assistant of Northwind Bank");
     assertThat(messages.subList(1, 6))
         .containsExactly(
-            "user: I ordered a new card.",
+            "user: " + fenced("I ordered a new card."),
             "assistant: Thanks, your order is noted.",
-            "user: How long does it take?",
+            "user: " + fenced("How long does it take?"),
             "assistant: Cards arrive within 3-5 working days.",
-            "user: When was it sent?");
+            "user: " + fenced("When was it sent?"));
     assertThat(fake.calls().get(0).userMessage()).isEqualTo("When was it sent?");
   }
 
@@ -133,11 +138,11 @@ class GenerationSessionHistoryTest {
 
     assertThat(messagesSent().subList(1, 6))
         .containsExactly(
-            "user: question 3",
+            "user: " + fenced("question 3"),
             "assistant: answer 3",
-            "user: question 4",
+            "user: " + fenced("question 4"),
             "assistant: answer 4",
-            "user: question 5");
+            "user: " + fenced("question 5"));
   }
 
   @Test
@@ -150,7 +155,7 @@ class GenerationSessionHistoryTest {
 
     List<String> messages = messagesSent();
     assertThat(messages).hasSize(2);
-    assertThat(messages.get(1)).isEqualTo("user: hello");
+    assertThat(messages.get(1)).isEqualTo("user: " + fenced("hello"));
   }
 
   @Test

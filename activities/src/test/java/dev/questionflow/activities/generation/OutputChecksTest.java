@@ -5,11 +5,19 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.questionflow.activities.privacy.Redactor;
 import dev.questionflow.workflows.generation.ModelFailures;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class OutputChecksTest {
 
-  private final OutputChecks checks = new OutputChecks(Redactor.ALL_KINDS);
+  private static final String CANARY = "cnry-k7m2p9xq4tw8hz3r6vb5nd2f";
+
+  private final OutputChecks checks =
+      new OutputChecks(
+          new Safeguards(
+              Redactor.ALL_KINDS,
+              PromptCanary.of(CANARY),
+              new LinkAllowList(List.of("northwind.example"))));
 
   private void rejected(String answer, String type) {
     assertThatThrownBy(() -> checks.check(answer))
@@ -23,6 +31,31 @@ class OutputChecksTest {
     rejected(null, ModelFailures.EMPTY_OUTPUT);
     rejected("\uFFFD\uFFFD\uFFFDab\uFFFD\u0001\u0002", ModelFailures.GARBLED_OUTPUT);
     rejected("12345 !!! ???", ModelFailures.GARBLED_OUTPUT);
+  }
+
+  @Test
+  void promptLeaksAndForeignLinksAreRejectedWithoutQuotingTheAnswer() {
+    assertThatThrownBy(() -> checks.check("The marker is " + CANARY))
+        .isInstanceOfSatisfying(
+            OutputChecks.Rejected.class,
+            r -> {
+              assertThat(r.type()).isEqualTo(ModelFailures.PROMPT_LEAK);
+              assertThat(r.getMessage()).doesNotContain(CANARY);
+            });
+    assertThatThrownBy(
+            () -> checks.check("Verify at https://evil.example/login?card=4111111111111111"))
+        .isInstanceOfSatisfying(
+            OutputChecks.Rejected.class,
+            r -> {
+              assertThat(r.type()).isEqualTo(ModelFailures.FOREIGN_LINK);
+              assertThat(r.getMessage()).contains("evil.example").doesNotContain("4111");
+            });
+  }
+
+  @Test
+  void anAllowedLinkAndPersonalDataPassRedacted() {
+    assertThat(checks.check("See https://www.northwind.example/cards or call 13812345678."))
+        .isEqualTo("See https://www.northwind.example/cards or call [PHONE].");
   }
 
   @Test

@@ -1,7 +1,10 @@
 package dev.questionflow.api.config;
 
+import dev.questionflow.activities.generation.LinkAllowList;
 import dev.questionflow.activities.generation.ModelSettings;
 import dev.questionflow.activities.generation.OpenAiGenerationActivities;
+import dev.questionflow.activities.generation.PromptCanary;
+import dev.questionflow.activities.generation.Safeguards;
 import dev.questionflow.activities.intent.RuleIntentActivities;
 import dev.questionflow.activities.lane.LaneGate;
 import dev.questionflow.activities.privacy.RedactionSettings;
@@ -168,7 +171,9 @@ class ActivitiesConfig {
 
   /**
    * The primary model (cs.llm) and the optional backup (cs.llm.backup), each behind its own circuit
-   * breaker; on a lane's task queue each call passes the lane's gate (throttle and ledger).
+   * breaker; on a lane's task queue each call passes the lane's gate (throttle and ledger). The
+   * prompt is redacted and fenced, carries the canary, and answers pass the output checks (prompt
+   * leak, foreign links).
    */
   @Bean
   OpenAiGenerationActivities generationActivities(
@@ -181,7 +186,12 @@ class ActivitiesConfig {
     CsProperties.Llm llm = properties.llm();
     ModelSettings primary =
         new ModelSettings(
-            llm.baseUrl(), llm.apiKey(), llm.model(), llm.timeout(), llm.companyName());
+            llm.baseUrl(),
+            llm.apiKey(),
+            llm.model(),
+            llm.timeout(),
+            llm.companyName(),
+            llm.maxTokens());
     CsProperties.Llm.Backup b = llm.backup();
     ModelSettings backup =
         b == null
@@ -191,7 +201,8 @@ class ActivitiesConfig {
                 b.apiKey(),
                 b.model(),
                 b.timeout() != null ? b.timeout() : llm.timeout(),
-                llm.companyName());
+                llm.companyName(),
+                llm.maxTokens());
     return new OpenAiGenerationActivities(
         primary,
         backup,
@@ -201,7 +212,27 @@ class ActivitiesConfig {
         errors,
         sessions,
         laneGate,
-        redactor);
+        new Safeguards(redactor, promptCanary(llm), allowedLinks(llm)));
+  }
+
+  private static LinkAllowList allowedLinks(CsProperties.Llm llm) {
+    LinkAllowList links = new LinkAllowList(llm.allowedLinkHosts());
+    log.info(
+        "answers may link to {} (cs.llm.allowed-link-hosts); an answer with any other link is"
+            + " rejected",
+        links.hosts().isEmpty() ? "no host" : links.hosts());
+    return links;
+  }
+
+  private static PromptCanary promptCanary(CsProperties.Llm llm) {
+    if (llm.promptCanary() != null && !llm.promptCanary().isBlank()) {
+      return PromptCanary.of(llm.promptCanary());
+    }
+    // the value itself is never logged: an answer or a log line that shows it is a leak
+    log.info(
+        "cs.llm.prompt-canary (PROMPT_CANARY) is not set: generated a random prompt canary for this"
+            + " process");
+    return PromptCanary.random();
   }
 
   @Bean

@@ -1,5 +1,6 @@
 package dev.questionflow.api.config;
 
+import dev.questionflow.activities.generation.ModelSettings;
 import dev.questionflow.activities.privacy.PersonalData;
 import dev.questionflow.activities.privacy.RedactionSettings;
 import java.net.URI;
@@ -139,6 +140,10 @@ public record CsProperties(
    * @param backup the optional backup model ({@code cs.llm.backup}); a blank base URL means none
    * @param rateLimitDefaultDelay next retry delay after a 429 without a Retry-After header
    * @param rateLimitMaxDelay a longer Retry-After is not waited for: the question degrades at once
+   * @param maxTokens {@code max_tokens} of every call to either model (null = 512)
+   * @param promptCanary the system prompt's canary; blank = a random one per process
+   * @param allowedLinkHosts hosts (and their subdomains) answers may link to; an answer with any
+   *     other link is rejected
    */
   public record Llm(
       String baseUrl,
@@ -148,7 +153,15 @@ public record CsProperties(
       String companyName,
       Backup backup,
       Duration rateLimitDefaultDelay,
-      Duration rateLimitMaxDelay) {
+      Duration rateLimitMaxDelay,
+      Integer maxTokens,
+      String promptCanary,
+      List<String> allowedLinkHosts) {
+
+    public Llm {
+      maxTokens = maxTokens == null ? ModelSettings.DEFAULT_MAX_TOKENS : maxTokens;
+      allowedLinkHosts = allowedLinkHosts == null ? List.of() : allowedLinkHosts;
+    }
 
     /** The backup model; timeout null = the primary's. */
     public record Backup(String baseUrl, String apiKey, String model, Duration timeout) {}

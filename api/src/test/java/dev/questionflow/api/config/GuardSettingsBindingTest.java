@@ -57,4 +57,29 @@ class GuardSettingsBindingTest {
         .containsExactlyInAnyOrder(PersonalData.CARD, PersonalData.PHONE, PersonalData.IBAN);
     assertThat(settings.allow()).containsExactly("400-820-8820", "support@northwind.example");
   }
+
+  @Test
+  void theModelGuardsHaveSafeDefaults() throws IOException {
+    CsProperties.Llm llm = bind(Map.of()).llm();
+
+    assertThat(llm.maxTokens()).isEqualTo(512);
+    assertThat(llm.promptCanary()).as("generated at start").isBlank();
+    assertThat(llm.allowedLinkHosts()).as("no link allowed").isEmpty();
+    assertThat(bind(Map.of()).activities().get("generation").retry().nonRetryableErrorTypes())
+        .contains("PromptLeak", "ForeignLink");
+  }
+
+  @Test
+  void theModelGuardsAreSetFromTheEnvironment() throws IOException {
+    CsProperties.Llm llm =
+        bind(Map.of(
+                "LLM_MAX_TOKENS", "256",
+                "PROMPT_CANARY", "0123456789abcdef0123",
+                "LLM_ALLOWED_LINK_HOSTS", "northwind.example,help.partner.example"))
+            .llm();
+
+    assertThat(llm.maxTokens()).isEqualTo(256);
+    assertThat(llm.promptCanary()).isEqualTo("0123456789abcdef0123");
+    assertThat(llm.allowedLinkHosts()).containsExactly("northwind.example", "help.partner.example");
+  }
 }
