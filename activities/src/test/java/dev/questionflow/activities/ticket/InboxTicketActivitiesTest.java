@@ -74,7 +74,9 @@ class InboxTicketActivitiesTest {
             ? Optional.of(
                 new HelpdeskWebhook(
                     URI.create("http://127.0.0.1:" + helpdesk.getAddress().getPort() + "/tickets"),
-                    Duration.ofSeconds(2)))
+                    Duration.ofSeconds(2),
+                    "test-secret-0123456789abcdef",
+                    false))
             : Optional.empty();
     return new InboxTicketActivities(inbox, webhook, clock, Redactor.ALL_KINDS);
   }

@@ -251,7 +251,13 @@ class ActivitiesConfig {
     Optional<HelpdeskWebhook> helpdesk =
         Optional.ofNullable(tickets.webhookUrl())
             .filter(url -> !url.toString().isBlank())
-            .map(url -> new HelpdeskWebhook(url, tickets.webhookTimeout()));
+            .map(
+                url ->
+                    new HelpdeskWebhook(
+                        url,
+                        tickets.webhookTimeout(),
+                        tickets.webhookSecret(),
+                        Boolean.TRUE.equals(tickets.webhookAllowPlainHttp())));
     return new InboxTicketActivities(
         inbox, helpdesk, Clock.systemUTC(), redactor, breakers, errors);
   }

@@ -206,8 +206,18 @@ public record CsProperties(
 
   public record Faq(String pack, String indexDir, boolean semanticEnabled) {}
 
+  /**
+   * @param webhookUrl the helpdesk's webhook; null or blank = tickets stay in the inbox
+   * @param webhookSecret the HMAC key every delivery is signed with (required with a URL)
+   * @param webhookAllowPlainHttp true to allow an http URL to another machine (null = false)
+   */
   public record Tickets(
-      Duration humanReplyWindow, String promisedReply, URI webhookUrl, Duration webhookTimeout) {}
+      Duration humanReplyWindow,
+      String promisedReply,
+      URI webhookUrl,
+      Duration webhookTimeout,
+      String webhookSecret,
+      Boolean webhookAllowPlainHttp) {}
 
   /**
    * How a question walks down the ladder (frozen into each workflow's input).

@@ -82,4 +82,21 @@ class GuardSettingsBindingTest {
     assertThat(llm.promptCanary()).isEqualTo("0123456789abcdef0123");
     assertThat(llm.allowedLinkHosts()).containsExactly("northwind.example", "help.partner.example");
   }
+
+  @Test
+  void theHelpdeskWebhookIsSignedWithTheSecretFromTheEnvironment() throws IOException {
+    assertThat(bind(Map.of()).tickets().webhookSecret()).isBlank();
+    assertThat(bind(Map.of()).tickets().webhookAllowPlainHttp()).isFalse();
+
+    CsProperties.Tickets tickets =
+        bind(Map.of(
+                "HELPDESK_WEBHOOK_URL", "http://helpdesk.internal/tickets",
+                "HELPDESK_WEBHOOK_SECRET", "9f2c4e6a8b0d1f3e5a7c9e1b3d5f7a9c",
+                "HELPDESK_ALLOW_PLAIN_HTTP", "true"))
+            .tickets();
+
+    assertThat(tickets.webhookUrl()).hasToString("http://helpdesk.internal/tickets");
+    assertThat(tickets.webhookSecret()).isEqualTo("9f2c4e6a8b0d1f3e5a7c9e1b3d5f7a9c");
+    assertThat(tickets.webhookAllowPlainHttp()).isTrue();
+  }
 }
