@@ -112,9 +112,9 @@ final class PromptBuilder {
             .append("\n[FAQ ")
             .append(hit.faqId())
             .append("] Q: ")
-            .append(PromptFences.neutralised(hit.question()))
+            .append(PromptFences.knowledge(hit.question()))
             .append("\nA: ")
-            .append(PromptFences.neutralised(hit.answer()));
+            .append(PromptFences.knowledge(hit.answer()));
       }
       prompt.append('\n').append(PromptFences.KNOWLEDGE_CLOSE);
     }
