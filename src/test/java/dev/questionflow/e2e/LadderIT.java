@@ -48,13 +48,22 @@ class LadderIT {
         AppProcess.start(
             "ladder",
             Map.of(
-                "TASK_QUEUE", Infra.uniqueTaskQueue("ladder"),
-                "LLM_BASE_URL", model.baseUrl(),
-                "LLM_API_KEY", "test-key",
-                "LLM_MODEL", "fake-qwen",
-                "HELPDESK_WEBHOOK_URL", helpdesk.url(),
-                "CS_DEAD_LETTER_INITIAL_BACKOFF", "1s",
-                "CS_DEAD_LETTER_MAX_BACKOFF", "2s"));
+                "TASK_QUEUE",
+                Infra.uniqueTaskQueue("ladder"),
+                "LLM_BASE_URL",
+                model.baseUrl(),
+                "LLM_API_KEY",
+                "test-key",
+                "LLM_MODEL",
+                "fake-qwen",
+                "HELPDESK_WEBHOOK_URL",
+                helpdesk.url(),
+                "HELPDESK_WEBHOOK_SECRET",
+                Helpdesk.SECRET,
+                "CS_DEAD_LETTER_INITIAL_BACKOFF",
+                "1s",
+                "CS_DEAD_LETTER_MAX_BACKOFF",
+                "2s"));
   }
 
   @AfterAll
@@ -272,6 +281,7 @@ class LadderIT {
               }
             });
     tickets.forEach(id -> assertThat(helpdesk.accepted.get(id).get()).as(id).isEqualTo(1));
+    assertThat(helpdesk.forged.get()).as("deliveries whose signature did not verify").isZero();
   }
 
   @Test
@@ -310,9 +320,14 @@ class LadderIT {
         .isTrue();
   }
 
-  /** A helpdesk that can be down (503) and counts accepted deliveries per Idempotency-Key. */
+  /**
+   * A helpdesk that can be down (503), refuses deliveries whose signature does not verify (401),
+   * and counts accepted deliveries per Idempotency-Key.
+   */
   static final class Helpdesk {
+    static final String SECRET = "e2e-helpdesk-secret-0123456789abcdef";
     final HttpServer server;
+    final AtomicInteger forged = new AtomicInteger();
     final AtomicBoolean down = new AtomicBoolean();
     final AtomicInteger refused = new AtomicInteger();
     final Map<String, AtomicInteger> accepted = new ConcurrentHashMap<>();
@@ -327,9 +342,15 @@ class LadderIT {
       server.createContext(
           "/tickets",
           exchange -> {
-            exchange.getRequestBody().readAllBytes();
+            byte[] body = exchange.getRequestBody().readAllBytes();
             int status;
-            if (helpdesk.down.get()) {
+            if (!signed(
+                exchange.getRequestHeaders().getFirst("X-Signature-Timestamp"),
+                exchange.getRequestHeaders().getFirst("X-Signature"),
+                body)) {
+              helpdesk.forged.incrementAndGet();
+              status = 401;
+            } else if (helpdesk.down.get()) {
               helpdesk.refused.incrementAndGet();
               status = 503;
             } else {
@@ -346,6 +367,25 @@ class LadderIT {
 
     String url() {
       return "http://127.0.0.1:" + server.getAddress().getPort() + "/tickets";
+    }
+
+    /** HMAC-SHA256 of "timestamp.body" with the shared secret (docs/runbook.md). */
+    static boolean signed(String timestamp, String signature, byte[] body) {
+      if (timestamp == null || signature == null || !signature.startsWith("sha256=")) {
+        return false;
+      }
+      try {
+        javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+        mac.init(
+            new javax.crypto.spec.SecretKeySpec(
+                SECRET.getBytes(java.nio.charset.StandardCharsets.UTF_8), "HmacSHA256"));
+        mac.update((timestamp + ".").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return java.security.MessageDigest.isEqual(
+            mac.doFinal(body),
+            java.util.HexFormat.of().parseHex(signature.substring("sha256=".length())));
+      } catch (java.security.GeneralSecurityException | IllegalArgumentException e) {
+        return false;
+      }
     }
   }
 }

@@ -7,9 +7,31 @@ import java.time.Duration;
  *
  * @param timeout the HTTP timeout of one call; Temporal's start-to-close timeout bounds the
  *     activity as a whole
+ * @param maxTokens the most tokens one answer may have ({@code max_tokens} of every call): bounds
+ *     the cost of a call and how much a misled model can write
  */
 public record ModelSettings(
-    String baseUrl, String apiKey, String modelName, Duration timeout, String companyName) {
+    String baseUrl,
+    String apiKey,
+    String modelName,
+    Duration timeout,
+    String companyName,
+    int maxTokens) {
+
+  public static final int DEFAULT_MAX_TOKENS = 512;
+
+  public ModelSettings {
+    if (maxTokens < 1) {
+      throw new IllegalArgumentException(
+          "max tokens must be at least 1 (cs.llm.max-tokens, LLM_MAX_TOKENS), got " + maxTokens);
+    }
+  }
+
+  /** With {@link #DEFAULT_MAX_TOKENS}. */
+  public ModelSettings(
+      String baseUrl, String apiKey, String modelName, Duration timeout, String companyName) {
+    this(baseUrl, apiKey, modelName, timeout, companyName, DEFAULT_MAX_TOKENS);
+  }
 
   public boolean configured() {
     return baseUrl != null && !baseUrl.isBlank();

@@ -38,8 +38,10 @@ import org.slf4j.LoggerFactory;
  *       429 carries the server's Retry-After as the next retry delay.
  *   <li>Breaker OPEN: {@link ModelFailures#CIRCUIT_OPEN}, non-retryable, without any HTTP call, so
  *       the workflow falls to the FAQ level without paying a timeout.
- *   <li>The answer goes through {@link OutputChecks} (empty / garbled output rejected, personal
- *       data redacted).
+ *   <li>The question and the history turns are redacted and fenced before they leave for the model
+ *       ({@link PromptBuilder}), and every call asks for at most {@link ModelSettings#maxTokens()};
+ *       the answer goes through {@link OutputChecks} (empty, garbled, prompt-leaking output and
+ *       foreign links rejected, personal data redacted).
  *   <li>The session's last turns ({@link SessionStore#history}, at most {@code
  *       cs.sessions.max-turns}) go before the question as previous user / assistant messages; when
  *       the history cannot be read the model answers without it.
@@ -53,7 +55,8 @@ public class OpenAiGenerationActivities implements GenerationActivities {
   private record Model(
       String role, Dependency dependency, ModelSettings settings, ChatModel client) {}
 
-  private final String companyName;
+  private final PromptBuilder prompts;
+  private final OutputChecks outputChecks;
   private final Model primary;
   private final Model backup;
   private final RateLimitPolicy rateLimits;
@@ -114,9 +117,26 @@ public class OpenAiGenerationActivities implements GenerationActivities {
       UpstreamErrors errors,
       SessionStore sessions,
       ModelCallGate gate) {
+    this(primary, backup, rateLimits, breakers, errors, sessions, gate, Safeguards.defaults());
+  }
+
+  /**
+   * @param safeguards the redactor, the system prompt's canary and the hosts answers may link to
+   */
+  public OpenAiGenerationActivities(
+      ModelSettings primary,
+      ModelSettings backup,
+      RateLimitPolicy rateLimits,
+      DependencyBreakers breakers,
+      UpstreamErrors errors,
+      SessionStore sessions,
+      ModelCallGate gate,
+      Safeguards safeguards) {
     this.sessions = sessions;
     this.gate = gate == null ? ModelCallGate.OPEN : gate;
-    this.companyName = primary.companyName();
+    this.prompts =
+        new PromptBuilder(primary.companyName(), safeguards.redactor(), safeguards.canary());
+    this.outputChecks = new OutputChecks(safeguards);
     this.primary = model(ModelFailures.PRIMARY, Dependency.PRIMARY_MODEL, primary);
     this.backup = model(ModelFailures.BACKUP, Dependency.BACKUP_MODEL, backup);
     this.rateLimits = rateLimits == null ? RateLimitPolicy.DEFAULT : rateLimits;
@@ -144,6 +164,7 @@ public class OpenAiGenerationActivities implements GenerationActivities {
                     : settings.apiKey())
             .modelName(settings.modelName())
             .timeout(settings.timeout())
+            .maxTokens(settings.maxTokens())
             .maxRetries(0)
             // the stock JDK client drops the headers of error responses; this one keeps Retry-After
             .httpClientBuilder(RetryAfterHttpClient.builder())
@@ -177,8 +198,7 @@ public class OpenAiGenerationActivities implements GenerationActivities {
               + ": not calling it",
           ModelFailures.CIRCUIT_OPEN);
     }
-    var messages =
-        PromptBuilder.messages(companyName, request.knowledge(), history, request.question());
+    var messages = prompts.messages(request.knowledge(), history, request.question());
     try {
       gate.beforeCall();
     } catch (InterruptedException e) {
@@ -209,17 +229,31 @@ public class OpenAiGenerationActivities implements GenerationActivities {
     }
     String text;
     try {
-      text = OutputChecks.check(response.aiMessage() == null ? null : response.aiMessage().text());
+      text = outputChecks.check(response.aiMessage() == null ? null : response.aiMessage().text());
     } catch (OutputChecks.Rejected rejected) {
-      if (ModelFailures.GARBLED_OUTPUT.equals(rejected.type())) {
-        // garbage from a model that answers 200 is a sick model: count it, so the breaker can open
-        breaker.onError(System.nanoTime() - started, TimeUnit.NANOSECONDS, rejected);
-        errors.record(model.dependency(), Kind.GARBLED_OUTPUT);
-      } else {
-        // an empty answer is usually about this question (filtered silently, nothing to say), not
-        // the model's health
-        breaker.releasePermission();
-        errors.record(model.dependency(), Kind.EMPTY_OUTPUT);
+      switch (rejected.type()) {
+        case ModelFailures.GARBLED_OUTPUT -> {
+          // garbage from a model that answers 200 is a sick model: count it, so the breaker can
+          // open
+          breaker.onError(System.nanoTime() - started, TimeUnit.NANOSECONDS, rejected);
+          errors.record(model.dependency(), Kind.GARBLED_OUTPUT);
+        }
+        case ModelFailures.PROMPT_LEAK, ModelFailures.FOREIGN_LINK -> {
+          // the question talked a healthy model into it: no mark against the model's health
+          breaker.releasePermission();
+          errors.record(
+              model.dependency(),
+              ModelFailures.PROMPT_LEAK.equals(rejected.type())
+                  ? Kind.PROMPT_LEAK
+                  : Kind.FOREIGN_LINK);
+          log.warn("the {} model's answer was rejected: {}", model.role(), rejected.getMessage());
+        }
+        default -> {
+          // an empty answer is usually about this question (filtered silently, nothing to say),
+          // not the model's health
+          breaker.releasePermission();
+          errors.record(model.dependency(), Kind.EMPTY_OUTPUT);
+        }
       }
       throw ApplicationFailure.newNonRetryableFailure(rejected.getMessage(), rejected.type());
     }

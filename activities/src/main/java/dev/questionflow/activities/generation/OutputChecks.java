@@ -1,16 +1,21 @@
 package dev.questionflow.activities.generation;
 
+import dev.questionflow.activities.privacy.Redactor;
 import dev.questionflow.workflows.generation.ModelFailures;
 
 /**
- * The critical (never skipped) checks of a model answer before a customer sees it: reject empty and
- * garbled output, and redact personal data ({@link Redactor}).
+ * The critical (never skipped) checks of a model answer before a customer sees it, in this order:
+ * reject empty and garbled output, an answer that repeats the system prompt ({@link PromptLeaks})
+ * and one that links to a host not on the allow-list ({@link LinkAllowList}); then redact personal
+ * data ({@link Redactor}). The leak check reads the answer before redaction, so no placeholder can
+ * break up a leaked run.
  */
 public final class OutputChecks {
 
   /**
-   * The answer failed a check; {@link #type()} is {@link ModelFailures#EMPTY_OUTPUT} or {@link
-   * ModelFailures#GARBLED_OUTPUT}.
+   * The answer failed a check; {@link #type()} is {@link ModelFailures#EMPTY_OUTPUT}, {@link
+   * ModelFailures#GARBLED_OUTPUT}, {@link ModelFailures#PROMPT_LEAK} or {@link
+   * ModelFailures#FOREIGN_LINK}. The message never quotes the answer (it may hold the canary).
    */
   public static final class Rejected extends RuntimeException {
     private final String type;
@@ -25,13 +30,21 @@ public final class OutputChecks {
     }
   }
 
-  private OutputChecks() {}
+  private final Redactor redactor;
+  private final PromptLeaks leaks;
+  private final LinkAllowList links;
+
+  OutputChecks(Safeguards safeguards) {
+    this.redactor = safeguards.redactor();
+    this.leaks = new PromptLeaks(PromptBuilder.rules(), safeguards.canary());
+    this.links = safeguards.links();
+  }
 
   /**
    * @return the answer, stripped and redacted
-   * @throws Rejected for empty or garbled output
+   * @throws Rejected for empty or garbled output, a prompt leak or a foreign link
    */
-  public static String check(String text) {
+  public String check(String text) {
     if (text == null || text.isBlank()) {
       throw new Rejected(ModelFailures.EMPTY_OUTPUT, "the model returned an empty answer");
     }
@@ -40,7 +53,20 @@ public final class OutputChecks {
     if (why != null) {
       throw new Rejected(ModelFailures.GARBLED_OUTPUT, "the model returned garbled output: " + why);
     }
-    return Redactor.redact(stripped);
+    String leak = leaks.find(stripped);
+    if (leak != null) {
+      throw new Rejected(ModelFailures.PROMPT_LEAK, "the answer leaks the system prompt: " + leak);
+    }
+    String foreign = links.firstForeign(stripped);
+    if (foreign != null) {
+      throw new Rejected(
+          ModelFailures.FOREIGN_LINK,
+          "the answer links to "
+              + redactor.redact(foreign)
+              + ", which is not in cs.llm.allowed-link-hosts "
+              + links.hosts());
+    }
+    return redactor.redact(stripped);
   }
 
   /**

@@ -39,6 +39,10 @@ public final class UpstreamErrors {
     AUTHENTICATION,
     EMPTY_OUTPUT,
     GARBLED_OUTPUT,
+    /** the answer repeated the system prompt (an injection got through to the model) */
+    PROMPT_LEAK,
+    /** the answer linked to a host that is not allowed */
+    FOREIGN_LINK,
     /** the upstream answered 2xx with a body we could not parse */
     MALFORMED_RESPONSE,
     /** the breaker was open: no call was made */

@@ -1,5 +1,6 @@
 package dev.questionflow.activities.session;
 
+import dev.questionflow.activities.privacy.Redactor;
 import dev.questionflow.workflows.session.SessionActivities;
 import dev.questionflow.workflows.session.SessionJoin;
 import dev.questionflow.workflows.session.SessionTurn;
@@ -13,6 +14,9 @@ import org.slf4j.LoggerFactory;
  * history, leaves the line and signals the question directly behind. Both are idempotent, so
  * Temporal may retry them (a retried finish repeats the signal: the workflow treats a second {@code
  * sessionTurnReady} for the same predecessor as a no-op).
+ *
+ * <p>The history is written redacted ({@link Redactor}): it goes into later prompts and is shown to
+ * staff, while the customer's original words stay only in the question's workflow input.
  */
 public class SessionActivitiesImpl implements SessionActivities {
 
@@ -21,14 +25,17 @@ public class SessionActivitiesImpl implements SessionActivities {
   private final SessionStore store;
   private final SessionSignals signals;
   private final Clock clock;
+  private final Redactor redactor;
 
-  public SessionActivitiesImpl(SessionStore store, SessionSignals signals) {
-    this(store, signals, Clock.systemUTC());
+  public SessionActivitiesImpl(SessionStore store, SessionSignals signals, Redactor redactor) {
+    this(store, signals, redactor, Clock.systemUTC());
   }
 
-  public SessionActivitiesImpl(SessionStore store, SessionSignals signals, Clock clock) {
+  public SessionActivitiesImpl(
+      SessionStore store, SessionSignals signals, Redactor redactor, Clock clock) {
     this.store = store;
     this.signals = signals;
+    this.redactor = redactor;
     this.clock = clock;
   }
 
@@ -53,7 +60,11 @@ public class SessionActivitiesImpl implements SessionActivities {
         turn.answer() == null
             ? null
             : new Turn(
-                turn.workflowId(), turn.question(), turn.answer(), turn.level(), clock.instant());
+                turn.workflowId(),
+                redactor.redact(turn.question()),
+                redactor.redact(turn.answer()),
+                turn.level(),
+                clock.instant());
     String next = store.finish(turn.sessionId(), turn.workflowId(), recorded);
     if (next != null) {
       signals.turnReady(next, turn.workflowId());

@@ -1,5 +1,6 @@
 package dev.questionflow.activities.ticket;
 
+import dev.questionflow.activities.privacy.Redactor;
 import dev.questionflow.activities.resilience.Dependency;
 import dev.questionflow.activities.resilience.DependencyBreakers;
 import dev.questionflow.activities.resilience.UpstreamErrors;
@@ -18,6 +19,10 @@ import java.util.Optional;
  * Hands a question over to people: first into the built-in inbox (so it cannot be lost), then, when
  * a helpdesk webhook is configured, to the helpdesk. Every step is idempotent by ticket ID, so
  * Temporal may retry freely.
+ *
+ * <p>The ticket holds the question redacted ({@link Redactor}): the inbox, the staff console and
+ * the helpdesk payload never carry card numbers or ID numbers; the customer's original words stay
+ * in the question's workflow input, for staff who need them.
  */
 public class InboxTicketActivities implements TicketActivities {
 
@@ -29,12 +34,15 @@ public class InboxTicketActivities implements TicketActivities {
   private final Clock clock;
   private final DependencyBreakers breakers;
   private final UpstreamErrors errors;
+  private final Redactor redactor;
 
-  public InboxTicketActivities(TicketInbox inbox, Optional<HelpdeskWebhook> helpdesk, Clock clock) {
+  public InboxTicketActivities(
+      TicketInbox inbox, Optional<HelpdeskWebhook> helpdesk, Clock clock, Redactor redactor) {
     this(
         inbox,
         helpdesk,
         clock,
+        redactor,
         DependencyBreakers.withSpecDefaults(),
         new UpstreamErrors(new SimpleMeterRegistry()));
   }
@@ -47,9 +55,11 @@ public class InboxTicketActivities implements TicketActivities {
       TicketInbox inbox,
       Optional<HelpdeskWebhook> helpdesk,
       Clock clock,
+      Redactor redactor,
       DependencyBreakers breakers,
       UpstreamErrors errors) {
     this.inbox = inbox;
+    this.redactor = redactor;
     this.helpdesk = helpdesk;
     this.clock = clock;
     this.breakers = breakers;
@@ -66,7 +76,7 @@ public class InboxTicketActivities implements TicketActivities {
                 request.workflowId(),
                 request.sessionId(),
                 request.userId(),
-                request.question(),
+                redactor.redact(request.question()),
                 request.intent(),
                 request.priority(),
                 request.candidateFaqIds(),

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.questionflow.activities.generation.PromptFences;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -69,7 +70,8 @@ public final class FakeModelServer implements AutoCloseable {
   public static final int NO_RESPONSE = 0;
 
   /**
-   * One chat-completions request as received.
+   * One chat-completions request as received. {@code userMessage} is the last user message's
+   * customer text, without the prompt's fence around it; {@code body} is the request as sent.
    *
    * @param sequence 1-based order of arrival at this server since the last {@link #clearCalls()} (0
    *     when built outside the server)
@@ -761,7 +763,7 @@ public final class FakeModelServer implements AutoCloseable {
         if ("system".equals(role)) {
           system = message.path("content").asText();
         } else if ("user".equals(role)) {
-          user = message.path("content").asText();
+          user = unfenced(message.path("content").asText());
         }
       }
       Reply reply;
@@ -803,6 +805,22 @@ public final class FakeModelServer implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /**
+   * The customer's words inside the prompt's customer fence ({@link PromptFences#customer}), as the
+   * model reads them; a message without the fence as it is. The request body keeps the message as
+   * sent.
+   */
+  static String unfenced(String content) {
+    String open = PromptFences.CUSTOMER_OPEN + "\n";
+    String close = "\n" + PromptFences.CUSTOMER_CLOSE;
+    if (content.startsWith(open)
+        && content.endsWith(close)
+        && content.length() >= open.length() + close.length()) {
+      return content.substring(open.length(), content.length() - close.length());
+    }
+    return content;
   }
 
   private String completion(String model, String content) throws IOException {

@@ -53,6 +53,11 @@ class GenerationSessionHistoryTest {
     store.finish(sessionId, workflowId, new Turn(workflowId, q, a, "LLM", Instant.now()));
   }
 
+  /** A customer message as the model receives it: inside the customer fence. */
+  private static String fenced(String text) {
+    return "<customer_message>\n" + text + "\n</customer_message>";
+  }
+
   /** role: content of every message of the one recorded request. */
   private List<String> messagesSent() {
     assertThat(fake.calls()).hasSize(1);
@@ -82,12 +87,42 @@ class GenerationSessionHistoryTest {
         .startsWith("system: You are the customer service assistant of Northwind Bank");
     assertThat(messages.subList(1, 6))
         .containsExactly(
-            "user: I ordered a new card.",
+            "user: " + fenced("I ordered a new card."),
             "assistant: Thanks, your order is noted.",
-            "user: How long does it take?",
+            "user: " + fenced("How long does it take?"),
             "assistant: Cards arrive within 3-5 working days.",
-            "user: When was it sent?");
+            "user: " + fenced("When was it sent?"));
     assertThat(fake.calls().get(0).userMessage()).isEqualTo("When was it sent?");
+  }
+
+  @Test
+  void personalDataInTheQuestionAndTheHistoryNeverReachesTheModel() {
+    fake.script(call -> Reply.text("We have blocked the card."));
+    SessionStore store = new InMemorySessionStore();
+    // written straight to the store, as turns recorded before redaction existed were
+    answered(
+        store,
+        "s1",
+        "q-1",
+        "My card 4111 1111 1111 1111 was stolen, call me on +44 20 7946 0958",
+        "We will call you on +44 20 7946 0958.");
+
+    activities(store)
+        .generateAnswer(
+            new GenerationRequest(
+                "Please block 4111111111111111 too, my ID is 11010519491231002X",
+                List.of(),
+                null,
+                "s1"));
+
+    String sent = fake.calls().get(0).body().toString();
+    assertThat(sent)
+        .doesNotContain("4111")
+        .doesNotContain("7946")
+        .doesNotContain("11010519491231002X")
+        .contains("My card [CARD] was stolen, call me on [PHONE]")
+        .contains("We will call you on [PHONE].")
+        .contains("Please block [CARD] too, my ID is [CN_ID]");
   }
 
   @Test
@@ -103,11 +138,11 @@ class GenerationSessionHistoryTest {
 
     assertThat(messagesSent().subList(1, 6))
         .containsExactly(
-            "user: question 3",
+            "user: " + fenced("question 3"),
             "assistant: answer 3",
-            "user: question 4",
+            "user: " + fenced("question 4"),
             "assistant: answer 4",
-            "user: question 5");
+            "user: " + fenced("question 5"));
   }
 
   @Test
@@ -120,7 +155,7 @@ class GenerationSessionHistoryTest {
 
     List<String> messages = messagesSent();
     assertThat(messages).hasSize(2);
-    assertThat(messages.get(1)).isEqualTo("user: hello");
+    assertThat(messages.get(1)).isEqualTo("user: " + fenced("hello"));
   }
 
   @Test

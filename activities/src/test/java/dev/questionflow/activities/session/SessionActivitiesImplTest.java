@@ -2,6 +2,7 @@ package dev.questionflow.activities.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.questionflow.activities.privacy.Redactor;
 import dev.questionflow.workflows.session.SessionJoin;
 import dev.questionflow.workflows.session.SessionTurn;
 import java.time.Clock;
@@ -59,7 +60,7 @@ class SessionActivitiesImplTest {
   private final RecordingSignals signals = new RecordingSignals();
 
   private SessionActivitiesImpl activities(InMemorySessionStore store) {
-    return new SessionActivitiesImpl(store, signals, clock);
+    return new SessionActivitiesImpl(store, signals, Redactor.ALL_KINDS, clock);
   }
 
   private static SessionTurn turn(String workflowId, String question, String answer) {
@@ -78,6 +79,28 @@ class SessionActivitiesImplTest {
         .as("another session has its own line")
         .isNull();
     assertThat(store.line("s1")).containsExactly("A", "B", "C");
+  }
+
+  @Test
+  void theHistoryIsWrittenWithoutPersonalData() {
+    InMemorySessionStore store = new InMemorySessionStore(SessionLimits.DEFAULT, clock);
+    SessionActivitiesImpl session = activities(store);
+    session.joinSession(new SessionJoin("s1", "A"));
+
+    session.finishSessionTurn(
+        turn(
+            "A",
+            "My card 4111 1111 1111 1111 was charged twice, call me on 13812345678",
+            "We will call you on 13812345678 about card 4111111111111111."));
+
+    assertThat(store.history("s1"))
+        .singleElement()
+        .satisfies(
+            t -> {
+              assertThat(t.question())
+                  .isEqualTo("My card [CARD] was charged twice, call me on [PHONE]");
+              assertThat(t.answer()).isEqualTo("We will call you on [PHONE] about card [CARD].");
+            });
   }
 
   @Test

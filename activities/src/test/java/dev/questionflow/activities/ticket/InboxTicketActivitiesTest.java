@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.questionflow.activities.privacy.Redactor;
 import dev.questionflow.workflows.ticket.TicketClosing;
 import dev.questionflow.workflows.ticket.TicketRef;
 import dev.questionflow.workflows.ticket.TicketRequest;
@@ -73,17 +74,23 @@ class InboxTicketActivitiesTest {
             ? Optional.of(
                 new HelpdeskWebhook(
                     URI.create("http://127.0.0.1:" + helpdesk.getAddress().getPort() + "/tickets"),
-                    Duration.ofSeconds(2)))
+                    Duration.ofSeconds(2),
+                    "test-secret-0123456789abcdef",
+                    false))
             : Optional.empty();
-    return new InboxTicketActivities(inbox, webhook, clock);
+    return new InboxTicketActivities(inbox, webhook, clock, Redactor.ALL_KINDS);
   }
 
   private static TicketRequest request(String workflowId) {
+    return request(workflowId, "Why is the sky blue?");
+  }
+
+  private static TicketRequest request(String workflowId, String question) {
     return new TicketRequest(
         workflowId,
         "s1",
         "u1",
-        "Why is the sky blue?",
+        question,
         "general_question",
         5,
         List.of("card_arrival"),
@@ -102,6 +109,26 @@ class InboxTicketActivitiesTest {
     assertThat(inbox.list(Ticket.Status.OPEN, 10))
         .singleElement()
         .satisfies(t -> assertThat(t.question()).isEqualTo("Why is the sky blue?"));
+  }
+
+  @Test
+  void theTicketAndTheHelpdeskPayloadCarryTheQuestionWithoutPersonalData() {
+    InboxTicketActivities tickets = activities(true);
+
+    tickets.openTicket(request("q-pii", "我的身份证11010519491231002X，卡号4111 1111 1111 1111被冻结了"));
+    tickets.deliverTicket("T-pii");
+
+    assertThat(inbox.find("T-pii"))
+        .get()
+        .satisfies(t -> assertThat(t.question()).isEqualTo("我的身份证[CN_ID]，卡号[CARD]被冻结了"));
+    assertThat(received)
+        .singleElement()
+        .satisfies(
+            r ->
+                assertThat(r.body())
+                    .contains("我的身份证[CN_ID]，卡号[CARD]被冻结了")
+                    .doesNotContain("11010519491231002X")
+                    .doesNotContain("4111"));
   }
 
   @Test

@@ -1,9 +1,14 @@
 package dev.questionflow.api.config;
 
+import dev.questionflow.activities.generation.LinkAllowList;
 import dev.questionflow.activities.generation.ModelSettings;
 import dev.questionflow.activities.generation.OpenAiGenerationActivities;
+import dev.questionflow.activities.generation.PromptCanary;
+import dev.questionflow.activities.generation.Safeguards;
 import dev.questionflow.activities.intent.RuleIntentActivities;
 import dev.questionflow.activities.lane.LaneGate;
+import dev.questionflow.activities.privacy.RedactionSettings;
+import dev.questionflow.activities.privacy.Redactor;
 import dev.questionflow.activities.resilience.DependencyBreakers;
 import dev.questionflow.activities.resilience.UpstreamErrors;
 import dev.questionflow.activities.retrieval.FaqRetrievalActivities;
@@ -103,6 +108,23 @@ class ActivitiesConfig {
         : Optional.of(Path.of(dir).resolve(pack.id()));
   }
 
+  /**
+   * One redactor for every text that leaves for the model or is stored: prompts, session history,
+   * tickets and the helpdesk payload, answers.
+   */
+  @Bean
+  Redactor redactor(CsProperties properties) {
+    RedactionSettings settings =
+        properties.privacy() == null || properties.privacy().redaction() == null
+            ? RedactionSettings.ALL
+            : properties.privacy().redaction().settings();
+    log.info(
+        "redacting {} before text leaves for the model or is stored; {} allow-listed values",
+        settings.kinds().isEmpty() ? "nothing" : settings.kinds(),
+        settings.allow().size());
+    return new Redactor(settings);
+  }
+
   @Bean
   RuleIntentActivities intentActivities(
       FaqPack pack, SemanticMatcher semantic, KeywordFaqIndex keyword) {
@@ -149,7 +171,9 @@ class ActivitiesConfig {
 
   /**
    * The primary model (cs.llm) and the optional backup (cs.llm.backup), each behind its own circuit
-   * breaker; on a lane's task queue each call passes the lane's gate (throttle and ledger).
+   * breaker; on a lane's task queue each call passes the lane's gate (throttle and ledger). The
+   * prompt is redacted and fenced, carries the canary, and answers pass the output checks (prompt
+   * leak, foreign links).
    */
   @Bean
   OpenAiGenerationActivities generationActivities(
@@ -157,11 +181,17 @@ class ActivitiesConfig {
       DependencyBreakers breakers,
       UpstreamErrors errors,
       SessionStore sessions,
-      LaneGate laneGate) {
+      LaneGate laneGate,
+      Redactor redactor) {
     CsProperties.Llm llm = properties.llm();
     ModelSettings primary =
         new ModelSettings(
-            llm.baseUrl(), llm.apiKey(), llm.model(), llm.timeout(), llm.companyName());
+            llm.baseUrl(),
+            llm.apiKey(),
+            llm.model(),
+            llm.timeout(),
+            llm.companyName(),
+            llm.maxTokens());
     CsProperties.Llm.Backup b = llm.backup();
     ModelSettings backup =
         b == null
@@ -171,7 +201,8 @@ class ActivitiesConfig {
                 b.apiKey(),
                 b.model(),
                 b.timeout() != null ? b.timeout() : llm.timeout(),
-                llm.companyName());
+                llm.companyName(),
+                llm.maxTokens());
     return new OpenAiGenerationActivities(
         primary,
         backup,
@@ -180,7 +211,28 @@ class ActivitiesConfig {
         breakers,
         errors,
         sessions,
-        laneGate);
+        laneGate,
+        new Safeguards(redactor, promptCanary(llm), allowedLinks(llm)));
+  }
+
+  private static LinkAllowList allowedLinks(CsProperties.Llm llm) {
+    LinkAllowList links = new LinkAllowList(llm.allowedLinkHosts());
+    log.info(
+        "answers may link to {} (cs.llm.allowed-link-hosts); an answer with any other link is"
+            + " rejected",
+        links.hosts().isEmpty() ? "no host" : links.hosts());
+    return links;
+  }
+
+  private static PromptCanary promptCanary(CsProperties.Llm llm) {
+    if (llm.promptCanary() != null && !llm.promptCanary().isBlank()) {
+      return PromptCanary.of(llm.promptCanary());
+    }
+    // the value itself is never logged: an answer or a log line that shows it is a leak
+    log.info(
+        "cs.llm.prompt-canary (PROMPT_CANARY) is not set: generated a random prompt canary for this"
+            + " process");
+    return PromptCanary.random();
   }
 
   @Bean
@@ -193,13 +245,21 @@ class ActivitiesConfig {
       TicketInbox inbox,
       CsProperties properties,
       DependencyBreakers breakers,
-      UpstreamErrors errors) {
+      UpstreamErrors errors,
+      Redactor redactor) {
     CsProperties.Tickets tickets = properties.tickets();
     Optional<HelpdeskWebhook> helpdesk =
         Optional.ofNullable(tickets.webhookUrl())
             .filter(url -> !url.toString().isBlank())
-            .map(url -> new HelpdeskWebhook(url, tickets.webhookTimeout()));
-    return new InboxTicketActivities(inbox, helpdesk, Clock.systemUTC(), breakers, errors);
+            .map(
+                url ->
+                    new HelpdeskWebhook(
+                        url,
+                        tickets.webhookTimeout(),
+                        tickets.webhookSecret(),
+                        Boolean.TRUE.equals(tickets.webhookAllowPlainHttp())));
+    return new InboxTicketActivities(
+        inbox, helpdesk, Clock.systemUTC(), redactor, breakers, errors);
   }
 
   /**
@@ -208,7 +268,8 @@ class ActivitiesConfig {
    */
   @Bean
   SessionActivitiesImpl sessionActivities(
-      SessionStore sessions, ObjectProvider<WorkflowClient> client) {
-    return new SessionActivitiesImpl(sessions, new TemporalSessionSignals(client::getObject));
+      SessionStore sessions, ObjectProvider<WorkflowClient> client, Redactor redactor) {
+    return new SessionActivitiesImpl(
+        sessions, new TemporalSessionSignals(client::getObject), redactor);
   }
 }

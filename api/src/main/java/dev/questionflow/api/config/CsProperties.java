@@ -1,9 +1,14 @@
 package dev.questionflow.api.config;
 
+import dev.questionflow.activities.generation.ModelSettings;
+import dev.questionflow.activities.privacy.PersonalData;
+import dev.questionflow.activities.privacy.RedactionSettings;
 import java.net.URI;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /** Everything operators tune, bound from the {@code cs} section of application.yml. */
@@ -22,7 +27,46 @@ public record CsProperties(
     FlowControl flowControl,
     Api api,
     Sessions sessions,
-    LogSampling logSampling) {
+    LogSampling logSampling,
+    Privacy privacy) {
+
+  /**
+   * What is done to protect the customer's personal data ({@code cs.privacy}).
+   *
+   * @param redaction what the redactor removes before text leaves for the model or is stored
+   */
+  public record Privacy(Redaction redaction) {
+
+    /**
+     * Each kind on (null = on) or off, and the values never redacted (our own support number...).
+     */
+    public record Redaction(
+        Boolean card,
+        Boolean phone,
+        Boolean email,
+        Boolean iban,
+        Boolean cnId,
+        List<String> allow) {
+
+      /** The redactor's settings: a kind left unset is redacted. */
+      public RedactionSettings settings() {
+        Set<PersonalData> kinds = EnumSet.noneOf(PersonalData.class);
+        Map.of(
+                PersonalData.CARD, card,
+                PersonalData.PHONE, phone,
+                PersonalData.EMAIL, email,
+                PersonalData.IBAN, iban,
+                PersonalData.CN_ID, cnId)
+            .forEach(
+                (kind, on) -> {
+                  if (on == null || on) {
+                    kinds.add(kind);
+                  }
+                });
+        return new RedactionSettings(kinds, allow);
+      }
+    }
+  }
 
   /**
    * Sampling of repeated fallback lines (WARN only; ERROR, INFO, DEBUG never): per logger and
@@ -96,6 +140,10 @@ public record CsProperties(
    * @param backup the optional backup model ({@code cs.llm.backup}); a blank base URL means none
    * @param rateLimitDefaultDelay next retry delay after a 429 without a Retry-After header
    * @param rateLimitMaxDelay a longer Retry-After is not waited for: the question degrades at once
+   * @param maxTokens {@code max_tokens} of every call to either model (null = 512)
+   * @param promptCanary the system prompt's canary; blank = a random one per process
+   * @param allowedLinkHosts hosts (and their subdomains) answers may link to; an answer with any
+   *     other link is rejected
    */
   public record Llm(
       String baseUrl,
@@ -105,7 +153,15 @@ public record CsProperties(
       String companyName,
       Backup backup,
       Duration rateLimitDefaultDelay,
-      Duration rateLimitMaxDelay) {
+      Duration rateLimitMaxDelay,
+      Integer maxTokens,
+      String promptCanary,
+      List<String> allowedLinkHosts) {
+
+    public Llm {
+      maxTokens = maxTokens == null ? ModelSettings.DEFAULT_MAX_TOKENS : maxTokens;
+      allowedLinkHosts = allowedLinkHosts == null ? List.of() : allowedLinkHosts;
+    }
 
     /** The backup model; timeout null = the primary's. */
     public record Backup(String baseUrl, String apiKey, String model, Duration timeout) {}
@@ -155,8 +211,18 @@ public record CsProperties(
 
   public record Faq(String pack, String indexDir, boolean semanticEnabled) {}
 
+  /**
+   * @param webhookUrl the helpdesk's webhook; null or blank = tickets stay in the inbox
+   * @param webhookSecret the HMAC key every delivery is signed with (required with a URL)
+   * @param webhookAllowPlainHttp true to allow an http URL to another machine (null = false)
+   */
   public record Tickets(
-      Duration humanReplyWindow, String promisedReply, URI webhookUrl, Duration webhookTimeout) {}
+      Duration humanReplyWindow,
+      String promisedReply,
+      URI webhookUrl,
+      Duration webhookTimeout,
+      String webhookSecret,
+      Boolean webhookAllowPlainHttp) {}
 
   /**
    * How a question walks down the ladder (frozen into each workflow's input).

@@ -35,6 +35,18 @@ public final class ModelFailures {
   public static final String EMPTY_OUTPUT = "EmptyModelOutput";
   public static final String GARBLED_OUTPUT = "GarbledModelOutput";
 
+  /**
+   * The answer repeated the system prompt's canary or a run of its rules: the question talked the
+   * model out of them (an injection), so neither a retry nor the backup model is asked.
+   */
+  public static final String PROMPT_LEAK = "PromptLeak";
+
+  /** The answer links to a host that is not on the allow-list (phishing, or an injection). */
+  public static final String FOREIGN_LINK = "ForeignLink";
+
+  /** The output checks' rejections of an answer the model did give. */
+  public static final List<String> OUTPUT_CHECKS = List.of(PROMPT_LEAK, FOREIGN_LINK);
+
   public static final List<String> RETRYABLE =
       List.of(TIMEOUT, RATE_LIMITED, SERVER_ERROR, UNREACHABLE);
   public static final List<String> NON_RETRYABLE =
@@ -45,7 +57,9 @@ public final class ModelFailures {
           BAD_REQUEST,
           AUTHENTICATION,
           EMPTY_OUTPUT,
-          GARBLED_OUTPUT);
+          GARBLED_OUTPUT,
+          PROMPT_LEAK,
+          FOREIGN_LINK);
 
   private ModelFailures() {}
 }

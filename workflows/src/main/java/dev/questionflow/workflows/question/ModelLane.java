@@ -3,6 +3,7 @@ package dev.questionflow.workflows.question;
 import dev.questionflow.workflows.generation.GenerationActivities;
 import dev.questionflow.workflows.generation.GenerationRequest;
 import dev.questionflow.workflows.generation.GenerationResult;
+import dev.questionflow.workflows.generation.ModelFailures;
 import dev.questionflow.workflows.lane.LaneActivities;
 import dev.questionflow.workflows.lane.LaneEntry;
 import dev.questionflow.workflows.lane.LaneSnapshot;
@@ -28,6 +29,17 @@ import org.slf4j.Logger;
 final class ModelLane {
 
   private static final Logger log = Workflow.getLogger(ModelLane.class);
+
+  /**
+   * The stage of an answer the output checks rejected ({@link ModelFailures#OUTPUT_CHECKS}): the
+   * model answered, but what it wrote must not reach the customer.
+   */
+  static final String OUTPUT_CHECK = "output check";
+
+  private static final Map<String, String> OUTPUT_CHECK_DETAILS =
+      Map.of(
+          ModelFailures.PROMPT_LEAK, "prompt leak",
+          ModelFailures.FOREIGN_LINK, "foreign link");
 
   /**
    * Version 1: the question joins the lane's ledger through a regular EnterLane activity scheduled
@@ -176,8 +188,15 @@ final class ModelLane {
       }
       return result;
     } catch (ActivityFailure e) {
-      problems.add(stage, Problems.failureType(e));
-      log.warn("{} model failed: {}", model, Problems.failureType(e));
+      String type = Problems.failureType(e);
+      String rejected = OUTPUT_CHECK_DETAILS.get(type);
+      if (rejected != null) {
+        problems.add(OUTPUT_CHECK, rejected);
+        log.warn("{} model's answer rejected by the output checks: {}", model, rejected);
+        return null;
+      }
+      problems.add(stage, type);
+      log.warn("{} model failed: {}", model, type);
       return null;
     }
   }

@@ -36,6 +36,11 @@ final class Problems {
     list.add(new Problem(null, fact));
   }
 
+  /** Whether a problem of this stage was recorded. */
+  boolean has(String stage) {
+    return list.stream().anyMatch(problem -> stage.equals(problem.stage()));
+  }
+
   /** The answer's reason: every problem in order, or null when there was none. */
   String reason() {
     return list.isEmpty() ? null : String.join("; ", list.stream().map(Problem::text).toList());

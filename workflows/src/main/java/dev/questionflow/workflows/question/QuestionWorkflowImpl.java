@@ -116,7 +116,13 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
 
     GenerationResult generated =
         generate(ModelFailures.PRIMARY, question.text(), found, sessionKey, problems);
-    if (generated == null && policy.backupModel() && !budget.usedUp()) {
+    // an answer the output checks rejected was talked into it by the question: the backup model
+    // would be asked the same question, so the FAQ answers instead (these failure types are newer
+    // than every recorded history, so no version marker is needed)
+    if (generated == null
+        && policy.backupModel()
+        && !budget.usedUp()
+        && !problems.has(ModelLane.OUTPUT_CHECK)) {
       generated = generate(ModelFailures.BACKUP, question.text(), found, sessionKey, problems);
     }
     if (generated != null) {
