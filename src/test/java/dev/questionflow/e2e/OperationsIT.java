@@ -66,6 +66,7 @@ class OperationsIT {
     env.put("LLM_API_KEY", "test-key");
     env.put("ADMIN_API_KEY", KEY);
     env.put("HELPDESK_WEBHOOK_URL", helpdesk.url());
+    env.put("HELPDESK_WEBHOOK_SECRET", LadderIT.Helpdesk.SECRET);
     // only a redrive can deliver a dead letter within this test
     env.put("CS_DEAD_LETTER_INITIAL_BACKOFF", "10m");
     env.put("CS_DEAD_LETTER_MAX_BACKOFF", "10m");

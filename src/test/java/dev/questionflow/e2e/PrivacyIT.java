@@ -112,7 +112,8 @@ class PrivacyIT {
     List<String> metadata = new ArrayList<>();
     for (var event : temporal.fetchHistory(answered).getEvents()) {
       if (event.hasUserMetadata()) {
-        for (Payload text : List.of(event.getUserMetadata().getSummary(), event.getUserMetadata().getDetails())) {
+        for (Payload text :
+            List.of(event.getUserMetadata().getSummary(), event.getUserMetadata().getDetails())) {
           if (!text.getData().isEmpty()) {
             metadata.add(converter.fromPayload(text, String.class, String.class));
           }

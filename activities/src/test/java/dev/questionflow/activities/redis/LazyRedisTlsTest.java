@@ -3,13 +3,12 @@ package dev.questionflow.activities.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.questionflow.activities.testing.TestCertificates;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -30,48 +29,8 @@ class LazyRedisTlsTest {
   @BeforeAll
   static void startTlsRedis() throws Exception {
     try {
-      openssl(
-          "req",
-          "-x509",
-          "-newkey",
-          "rsa:2048",
-          "-nodes",
-          "-days",
-          "2",
-          "-subj",
-          "/CN=test-ca",
-          "-keyout",
-          "ca.key",
-          "-out",
-          "ca.pem");
-      openssl(
-          "req",
-          "-newkey",
-          "rsa:2048",
-          "-nodes",
-          "-subj",
-          "/CN=localhost",
-          "-keyout",
-          "redis.key",
-          "-out",
-          "redis.csr");
-      Files.writeString(dir.resolve("san.ext"), "subjectAltName=DNS:localhost,IP:127.0.0.1\n");
-      openssl(
-          "x509",
-          "-req",
-          "-in",
-          "redis.csr",
-          "-CA",
-          "ca.pem",
-          "-CAkey",
-          "ca.key",
-          "-CAcreateserial",
-          "-days",
-          "2",
-          "-extfile",
-          "san.ext",
-          "-out",
-          "redis.pem");
+      TestCertificates certificates = TestCertificates.newCa(dir);
+      certificates.sign("redis", "DNS:localhost,IP:127.0.0.1");
       try (ServerSocket socket = new ServerSocket(0)) {
         port = socket.getLocalPort();
       }
@@ -161,17 +120,6 @@ class LazyRedisTlsTest {
       return Files.readString(dir.resolve("redis.log"));
     } catch (IOException e) {
       return e.toString();
-    }
-  }
-
-  private static void openssl(String... args) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>(List.of("openssl"));
-    command.addAll(List.of(args));
-    Process process =
-        new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
-    String out = new String(process.getInputStream().readAllBytes());
-    if (process.waitFor() != 0) {
-      throw new IllegalStateException(String.join(" ", command) + " failed: " + out);
     }
   }
 }

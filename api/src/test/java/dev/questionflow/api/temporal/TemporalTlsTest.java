@@ -3,6 +3,7 @@ package dev.questionflow.api.temporal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.questionflow.activities.testing.TestCertificates;
 import io.grpc.Server;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
@@ -14,7 +15,6 @@ import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -35,65 +35,9 @@ class TemporalTlsTest {
 
   @BeforeAll
   static void certificates() throws Exception {
-    openssl(
-        "req",
-        "-x509",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-days",
-        "2",
-        "-subj",
-        "/CN=test-ca",
-        "-keyout",
-        "ca.key",
-        "-out",
-        "ca.pem");
-    for (String who : List.of("server", "client")) {
-      openssl(
-          "req",
-          "-newkey",
-          "rsa:2048",
-          "-nodes",
-          "-subj",
-          "/CN=" + who,
-          "-keyout",
-          who + ".rsa",
-          "-out",
-          who + ".csr");
-      openssl("pkcs8", "-topk8", "-nocrypt", "-in", who + ".rsa", "-out", who + ".key");
-    }
-    java.nio.file.Files.writeString(dir.resolve("san.ext"), "subjectAltName=DNS:" + NAME + "\n");
-    openssl(
-        "x509",
-        "-req",
-        "-in",
-        "server.csr",
-        "-CA",
-        "ca.pem",
-        "-CAkey",
-        "ca.key",
-        "-CAcreateserial",
-        "-days",
-        "2",
-        "-extfile",
-        "san.ext",
-        "-out",
-        "server.pem");
-    openssl(
-        "x509",
-        "-req",
-        "-in",
-        "client.csr",
-        "-CA",
-        "ca.pem",
-        "-CAkey",
-        "ca.key",
-        "-CAcreateserial",
-        "-days",
-        "2",
-        "-out",
-        "client.pem");
+    TestCertificates certificates = TestCertificates.newCa(dir);
+    certificates.sign("server", "DNS:" + NAME);
+    certificates.sign("client", null);
   }
 
   @AfterEach
@@ -167,17 +111,6 @@ class TemporalTlsTest {
       return false;
     } finally {
       stubs.shutdownNow();
-    }
-  }
-
-  private static void openssl(String... args) throws Exception {
-    List<String> command = new java.util.ArrayList<>(List.of("openssl"));
-    command.addAll(List.of(args));
-    Process process =
-        new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
-    String out = new String(process.getInputStream().readAllBytes());
-    if (process.waitFor() != 0) {
-      throw new IllegalStateException(String.join(" ", command) + " failed: " + out);
     }
   }
 }
