@@ -90,7 +90,10 @@ class AdminApiTest {
             .getContentAsString();
     HistoryReplay.Result replayed =
         HistoryReplay.replay(
-            WorkflowExecutionHistory.fromJson(json, workflowId), HistoryReplay.CURRENT_WORKFLOWS);
+            WorkflowExecutionHistory.fromJson(json, workflowId),
+            HistoryReplay.CURRENT_WORKFLOWS,
+            // the app's converter: with PAYLOAD_KEYS set (as bin/test does) the export is encrypted
+            client.getOptions().getDataConverter());
 
     assertThat(replayed.problem()).isNull();
     assertThat(replayed.ok()).isTrue();
