@@ -41,16 +41,31 @@ final class AppProcess implements AutoCloseable {
   private final int port;
   private Process process;
 
-  private AppProcess(Map<String, String> env, Path log, int port) {
+  /**
+   * The tests' JVM flags: a small heap, and C1 only (a test app lives for seconds; C2 would only add
+   * compile time on 2 cores). Benchmarks pass the documented launch flags instead.
+   */
+  static final List<String> TEST_JVM = List.of("-Xmx512m", "-XX:TieredStopAtLevel=1");
+
+  private final List<String> jvmArgs;
+
+  private AppProcess(Map<String, String> env, Path log, int port, List<String> jvmArgs) {
     this.env = env;
     this.log = log;
     this.port = port;
+    this.jvmArgs = jvmArgs;
   }
 
   /**
    * Starts the app against the dev server and Redis given to the tests, plus the given overrides.
    */
   static AppProcess start(String name, Map<String, String> overrides) throws Exception {
+    return start(name, overrides, TEST_JVM);
+  }
+
+  /** The same, with these JVM flags. */
+  static AppProcess start(String name, Map<String, String> overrides, List<String> jvmArgs)
+      throws Exception {
     int port = freePort();
     Map<String, String> env = new HashMap<>();
     env.put("TEMPORAL_ADDRESS", Infra.temporalAddress());
@@ -72,7 +87,7 @@ final class AppProcess implements AutoCloseable {
     Path log = Infra.workDir().resolve(name + ".log");
     Files.deleteIfExists(
         log); // a restart appends; a new start must not show an earlier build's lines
-    AppProcess app = new AppProcess(env, log, port);
+    AppProcess app = new AppProcess(env, log, port, jvmArgs);
     app.launch();
     return app;
   }
@@ -84,12 +99,7 @@ final class AppProcess implements AutoCloseable {
           "the app jar is missing: " + jar.toAbsolutePath() + " (run mvn package)");
     }
     ProcessBuilder builder =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m",
-                "-XX:TieredStopAtLevel=1",
-                "-jar",
-                jar.toString())
+        new ProcessBuilder(command(jar))
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     builder.environment().putAll(env);
@@ -102,6 +112,19 @@ final class AppProcess implements AutoCloseable {
       // running
       throw e;
     }
+  }
+
+  private List<String> command(Path jar) {
+    List<String> command = new java.util.ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmArgs);
+    command.addAll(List.of("-jar", jar.toString()));
+    return command;
+  }
+
+  /** The app's process ID (for CPU and JIT figures). */
+  long pid() {
+    return process.pid();
   }
 
   private void awaitHealthy(Duration timeout) {

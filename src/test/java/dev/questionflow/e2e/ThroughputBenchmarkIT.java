@@ -1,0 +1,522 @@
+package dev.questionflow.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.temporal.api.enums.v1.EventType;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.ServerSocket;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+/**
+ * {@code bin/bench throughput}: what a question costs against what a bare workflow costs, side by
+ * side in one run on one dev server, from outside the processes measured.
+ *
+ * <ol>
+ *   <li><b>bare</b>: a one-activity workflow ({@link BareWorker}, same SDK, codec and JVM flags as
+ *       the app, in its own process);
+ *   <li><b>faq</b>: the app without a model, so every answer comes from the FAQ;
+ *   <li><b>rag</b>: the app with a zero-latency fake model in its own process and a lane rate far
+ *       above what the machine can reach.
+ * </ol>
+ *
+ * <p>Each phase: the first minute after the process is up (its own figures), then warm-up batches
+ * until the JIT settles (fewer than {@value #SETTLED_COMPILES_PER_SECOND} compilations per second,
+ * or {@code bench.warmup.max} jobs), then {@code bench.questions} (default 600) measured jobs, all
+ * with {@code bench.callers} (default 16) concurrent callers that each start one and wait for its
+ * result. Printed and written to {@code e2e/target/bench/throughput.json} and {@code .txt}.
+ */
+@EnabledIfSystemProperty(named = "flow.bench", matches = "true")
+class ThroughputBenchmarkIT {
+
+  private static final int CALLERS = Integer.getInteger("bench.callers", 16);
+  private static final int MEASURED = Integer.getInteger("bench.questions", 600);
+  private static final int WARMUP_MAX = Integer.getInteger("bench.warmup.max", 1500);
+  private static final int WARMUP_BATCH = 100;
+  private static final double SETTLED_COMPILES_PER_SECOND = 5;
+  private static final Duration FIRST_MINUTE =
+      Duration.ofSeconds(Integer.getInteger("bench.first.seconds", 60));
+  private static final int HISTORY_SAMPLE = 20;
+
+  /** The documented launch command's flags (bin/run: java $JAVA_OPTS -jar), plus a fixed heap. */
+  private static final List<String> LAUNCH =
+      List.of(System.getProperty("bench.jvm", "-Xmx512m").split(" "));
+
+  private static final ObjectMapper JSON =
+      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  /** One measured stretch of jobs. */
+  record Window(
+      int jobs,
+      double seconds,
+      double perSecond,
+      double acceptP50Ms,
+      double acceptP99Ms,
+      double doneP50Ms,
+      double doneP99Ms,
+      double workerCpuMsPerJob,
+      double serverCpuMsPerJob,
+      double compilationsPerSecond,
+      Map<String, Integer> outcomes) {}
+
+  /** Per workflow, averaged over a sample of the measured window's histories. */
+  record Histories(
+      double events,
+      double workflowTasks,
+      double activityTasks,
+      double localActivities,
+      double searchAttributeUpserts,
+      double timers) {}
+
+  record Phase(
+      String name,
+      Window firstMinute,
+      int warmupJobs,
+      double warmupEndCompilationsPerSecond,
+      Window measured,
+      Histories histories) {}
+
+  /** Starts one job and returns its workflow ID; then waits for its outcome (a label). */
+  interface Job {
+    String start(int i) throws Exception;
+
+    String await(String workflowId) throws Exception;
+  }
+
+  @Test
+  void bareWorkflowThenQuestionsAtFaqAndRagLevel() throws Exception {
+    List<String> texts = questionTexts();
+    WorkflowClient client = Infra.temporalClient();
+    long server =
+        ProcessStats.find("server start-dev")
+            .orElseThrow(() -> new IllegalStateException("no Temporal dev server process found"));
+    List<Phase> phases = new ArrayList<>();
+    try {
+      phases.add(bare(client, server, texts));
+      phases.add(questions("faq", client, server, texts, Map.of()));
+      try (Fake model = Fake.start()) {
+        Map<String, String> env = new HashMap<>();
+        env.put("LLM_BASE_URL", model.baseUrl);
+        env.put("LLM_MODEL", "fake-instant");
+        env.put("LLM_API_KEY", "bench");
+        env.put("LANE_PRIMARY_RATE", "1000");
+        env.put("LANE_PRIMARY_MAX_CONCURRENT", String.valueOf(2 * CALLERS));
+        phases.add(questions("rag", client, server, texts, env));
+      }
+    } finally {
+      client.getWorkflowServiceStubs().shutdownNow();
+    }
+    String table = table(phases);
+    System.out.println(table);
+    Path dir = Infra.repoRoot().resolve("e2e/target/bench");
+    Files.createDirectories(dir);
+    Map<String, Object> report = new LinkedHashMap<>();
+    report.put("at", Instant.now().toString());
+    report.put("callers", CALLERS);
+    report.put("jvm", LAUNCH);
+    report.put("cores", Runtime.getRuntime().availableProcessors());
+    report.put("phases", phases);
+    Files.writeString(dir.resolve("throughput.json"), JSON.writeValueAsString(report));
+    Files.writeString(dir.resolve("throughput.txt"), table);
+    assertThat(phases).hasSize(3);
+    assertThat(phases.get(0).measured().jobs()).isEqualTo(MEASURED);
+  }
+
+  private Phase bare(WorkflowClient client, long server, List<String> texts) throws Exception {
+    String queue = Infra.uniqueTaskQueue("bare");
+    Path log = Infra.workDir().resolve("bench-bare-worker.log");
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(LAUNCH);
+    command.addAll(
+        List.of(
+            "-cp",
+            System.getProperty("java.class.path"),
+            BareWorker.class.getName(),
+            Infra.temporalAddress(),
+            Infra.namespace(),
+            queue));
+    ProcessBuilder builder =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile());
+    builder.environment().put("PAYLOAD_KEYS", Infra.payloadKeys());
+    Process worker = builder.start();
+    try {
+      awaitLine(log, "bare worker polling", worker);
+      String run = Long.toString(System.nanoTime(), 36);
+      Job job =
+          new Job() {
+            @Override
+            public String start(int i) {
+              String id = "bare-" + run + "-" + i;
+              client
+                  .newUntypedWorkflowStub(
+                      "Bare",
+                      WorkflowOptions.newBuilder().setTaskQueue(queue).setWorkflowId(id).build())
+                  .start(texts.get(i % texts.size()));
+              return id;
+            }
+
+            @Override
+            public String await(String workflowId) {
+              client.newUntypedWorkflowStub(workflowId).getResult(String.class);
+              return "completed";
+            }
+          };
+      return phase("bare", job, worker.pid(), server, client);
+    } finally {
+      worker.destroy();
+      worker.waitFor(20, TimeUnit.SECONDS);
+    }
+  }
+
+  private Phase questions(
+      String name,
+      WorkflowClient client,
+      long server,
+      List<String> texts,
+      Map<String, String> extra)
+      throws Exception {
+    Map<String, String> env = new HashMap<>();
+    env.put("TASK_QUEUE", Infra.uniqueTaskQueue("bench-" + name));
+    env.put("CS_ACCESS_LIMITS_ENABLED", "false"); // the pipeline is measured, not the door's limits
+    env.putAll(extra);
+    String run = Long.toString(System.nanoTime(), 36);
+    try (AppProcess app = AppProcess.start("bench-" + name, env, LAUNCH)) {
+      Job job =
+          new Job() {
+            @Override
+            public String start(int i) throws Exception {
+              String body =
+                  JSON.writeValueAsString(
+                      Map.of(
+                          "sessionId", name + "-" + run + "-" + i,
+                          "userId", "bench-user-" + (i % 500),
+                          "clientMsgId", "m1",
+                          "text", texts.get(i % texts.size())));
+              HttpResponse<String> accepted = app.post("/api/v1/questions", body);
+              if (accepted.statusCode() != 202) {
+                throw new IllegalStateException(accepted.statusCode() + " " + accepted.body());
+              }
+              return JSON.readTree(accepted.body()).get("workflowId").asText();
+            }
+
+            @Override
+            public String await(String workflowId) {
+              @SuppressWarnings("unchecked")
+              Map<String, Object> answer =
+                  client.newUntypedWorkflowStub(workflowId).getResult(Map.class);
+              return String.valueOf(answer.get("level"));
+            }
+          };
+      return phase(name, job, app.pid(), server, client);
+    }
+  }
+
+  /** First minute, warm-up until the JIT settles, then the measured window. */
+  private Phase phase(String name, Job job, long worker, long server, WorkflowClient client)
+      throws Exception {
+    AtomicInteger next = new AtomicInteger();
+    System.out.printf("[bench] %s: first %d s%n", name, FIRST_MINUTE.toSeconds());
+    Window first = drive(job, next, Integer.MAX_VALUE, FIRST_MINUTE, worker, server);
+    int warmup = 0;
+    double compiles = first.compilationsPerSecond();
+    while (warmup < WARMUP_MAX && compiles >= SETTLED_COMPILES_PER_SECOND) {
+      Window batch = drive(job, next, WARMUP_BATCH, Duration.ofMinutes(10), worker, server);
+      warmup += batch.jobs();
+      compiles = batch.compilationsPerSecond();
+      System.out.printf(
+          "[bench] %s: warm-up %d jobs, %.1f compilations/s, %.1f jobs/s%n",
+          name, warmup, compiles, batch.perSecond());
+    }
+    List<String> ids = new CopyOnWriteArrayList<>();
+    Window measured =
+        drive(
+            new Job() {
+              @Override
+              public String start(int i) throws Exception {
+                String id = job.start(i);
+                ids.add(id);
+                return id;
+              }
+
+              @Override
+              public String await(String workflowId) throws Exception {
+                return job.await(workflowId);
+              }
+            },
+            next,
+            MEASURED,
+            Duration.ofMinutes(20),
+            worker,
+            server);
+    System.out.printf("[bench] %s: measured %s%n", name, measured);
+    return new Phase(name, first, warmup, compiles, measured, histories(client, ids));
+  }
+
+  /**
+   * {@code count} jobs (or until {@code limit} passes) with {@link #CALLERS} callers; CPU of the
+   * worker (app) and the server over the window, and the worker's JIT compilations.
+   */
+  private Window drive(
+      Job job, AtomicInteger next, int count, Duration limit, long worker, long server)
+      throws InterruptedException {
+    List<long[]> timings = Collections.synchronizedList(new ArrayList<>());
+    Map<String, Integer> outcomes = new ConcurrentHashMap<>();
+    AtomicInteger started = new AtomicInteger();
+    long deadline = System.nanoTime() + limit.toNanos();
+    double workerCpu = ProcessStats.cpuMillis(worker);
+    double serverCpu = ProcessStats.cpuMillis(server);
+    long compiled = ProcessStats.compilations(worker);
+    long begin = System.nanoTime();
+    List<Thread> callers = new ArrayList<>();
+    for (int c = 0; c < CALLERS; c++) {
+      Thread caller =
+          new Thread(
+                  () -> {
+                    while (System.nanoTime() < deadline && started.getAndIncrement() < count) {
+                      int i = next.getAndIncrement();
+                      long t0 = System.nanoTime();
+                      String outcome;
+                      long accepted;
+                      try {
+                        String id = job.start(i);
+                        accepted = System.nanoTime();
+                        outcome = job.await(id);
+                      } catch (Exception e) {
+                        accepted = System.nanoTime();
+                        outcome = "error: " + e.getClass().getSimpleName();
+                      }
+                      timings.add(new long[] {t0, accepted, System.nanoTime()});
+                      outcomes.merge(outcome, 1, Integer::sum);
+                    }
+                  });
+      caller.start();
+      callers.add(caller);
+    }
+    for (Thread caller : callers) {
+      caller.join();
+    }
+    double seconds = (System.nanoTime() - begin) / 1e9;
+    double workerUsed = ProcessStats.cpuMillis(worker) - workerCpu;
+    double serverUsed = ProcessStats.cpuMillis(server) - serverCpu;
+    long compiledNow = ProcessStats.compilations(worker);
+    int jobs = timings.size();
+    return new Window(
+        jobs,
+        round(seconds),
+        round(jobs / seconds),
+        percentile(timings, t -> t[1] - t[0], 0.50),
+        percentile(timings, t -> t[1] - t[0], 0.99),
+        percentile(timings, t -> t[2] - t[0], 0.50),
+        percentile(timings, t -> t[2] - t[0], 0.99),
+        round(workerUsed / Math.max(1, jobs)),
+        round(serverUsed / Math.max(1, jobs)),
+        compiled < 0 ? -1 : round((compiledNow - compiled) / seconds),
+        new TreeMap<>(outcomes));
+  }
+
+  private static Histories histories(WorkflowClient client, List<String> ids) {
+    List<String> sample = ids.subList(Math.max(0, ids.size() - HISTORY_SAMPLE), ids.size());
+    double[] sums = new double[6];
+    for (String id : sample) {
+      for (var event : client.fetchHistory(id).getEvents()) {
+        sums[0]++;
+        EventType type = event.getEventType();
+        if (type == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) {
+          sums[1]++;
+        } else if (type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) {
+          sums[2]++;
+        } else if (type == EventType.EVENT_TYPE_MARKER_RECORDED) {
+          sums[3]++;
+        } else if (type == EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES) {
+          sums[4]++;
+        } else if (type == EventType.EVENT_TYPE_TIMER_STARTED) {
+          sums[5]++;
+        }
+      }
+    }
+    double n = Math.max(1, sample.size());
+    return new Histories(
+        round(sums[0] / n),
+        round(sums[1] / n),
+        round(sums[2] / n),
+        round(sums[3] / n),
+        round(sums[4] / n),
+        round(sums[5] / n));
+  }
+
+  private static String table(List<Phase> phases) {
+    Phase bare = phases.get(0);
+    StringBuilder out = new StringBuilder();
+    out.append(
+        String.format(
+            "throughput, %d callers, %d measured jobs each, JVM %s, %d cores%n",
+            CALLERS, MEASURED, LAUNCH, Runtime.getRuntime().availableProcessors()));
+    out.append(
+        String.format(
+            "%-6s %9s %6s %9s %9s %7s %7s %9s %9s %7s %6s %6s %8s%n",
+            "phase", "done/s", "ratio", "acc p50", "acc p99", "p99 x", "events", "wf tasks",
+            "upserts", "app ms", "srv ms", "jit/s", "warm-up"));
+    for (Phase p : phases) {
+      Window m = p.measured();
+      out.append(
+          String.format(
+              "%-6s %9.1f %6.2f %8.0fms %8.0fms %7.2f %7.1f %9.1f %9.1f %7.1f %6.1f %6.1f %8d%n",
+              p.name(),
+              m.perSecond(),
+              m.perSecond() / bare.measured().perSecond(),
+              m.acceptP50Ms(),
+              m.acceptP99Ms(),
+              m.acceptP99Ms() / bare.measured().acceptP99Ms(),
+              p.histories().events(),
+              p.histories().workflowTasks(),
+              p.histories().searchAttributeUpserts(),
+              m.workerCpuMsPerJob(),
+              m.serverCpuMsPerJob(),
+              m.compilationsPerSecond(),
+              p.warmupJobs()));
+    }
+    out.append("first minute after start:\n");
+    for (Phase p : phases) {
+      Window f = p.firstMinute();
+      out.append(
+          String.format(
+              "%-6s %5d jobs %7.1f/s  app %6.1f ms/job (%.1fx steady)  server %5.1f ms/job  jit %6.1f/s%n",
+              p.name(),
+              f.jobs(),
+              f.perSecond(),
+              f.workerCpuMsPerJob(),
+              f.workerCpuMsPerJob() / Math.max(0.1, p.measured().workerCpuMsPerJob()),
+              f.serverCpuMsPerJob(),
+              f.compilationsPerSecond()));
+    }
+    out.append("outcomes (measured): ");
+    for (Phase p : phases) {
+      out.append(p.name()).append(' ').append(p.measured().outcomes()).append("  ");
+    }
+    return out.append('\n').toString();
+  }
+
+  private static double percentile(
+      List<long[]> timings, java.util.function.ToLongFunction<long[]> value, double p) {
+    List<Long> values = new ArrayList<>();
+    synchronized (timings) {
+      for (long[] t : timings) {
+        values.add(value.applyAsLong(t));
+      }
+    }
+    if (values.isEmpty()) {
+      return 0;
+    }
+    Collections.sort(values);
+    return round(values.get(Math.min(values.size() - 1, (int) (values.size() * p))) / 1e6);
+  }
+
+  private static double round(double value) {
+    return Math.round(value * 10) / 10.0;
+  }
+
+  /** Every phrasing of the English pack: questions that differ, as real traffic does. */
+  private static List<String> questionTexts() throws IOException {
+    List<String> texts = new ArrayList<>();
+    for (String line :
+        Files.readAllLines(Infra.repoRoot().resolve("faq-index/packs/banking77/entries.jsonl"))) {
+      if (line.isBlank()) {
+        continue;
+      }
+      JsonNode entry = JSON.readTree(line);
+      entry.path("phrasings").forEach(p -> texts.add(p.asText()));
+    }
+    Collections.shuffle(texts, new java.util.Random(42));
+    return texts;
+  }
+
+  private static void awaitLine(Path log, String expected, Process process) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (System.nanoTime() < deadline) {
+      if (Files.exists(log) && Files.readString(log).contains(expected)) {
+        return;
+      }
+      if (!process.isAlive()) {
+        throw new IllegalStateException("exited: " + Files.readString(log));
+      }
+      Thread.sleep(100);
+    }
+    throw new IllegalStateException("no '" + expected + "' in " + log);
+  }
+
+  /** The instant fake model, as a process of its own (its CPU is not the app's or this JVM's). */
+  private static final class Fake implements AutoCloseable {
+    final Process process;
+    final String baseUrl;
+
+    private Fake(Process process, String baseUrl) {
+      this.process = process;
+      this.baseUrl = baseUrl;
+    }
+
+    static Fake start() throws Exception {
+      int port;
+      try (ServerSocket socket = new ServerSocket(0)) {
+        port = socket.getLocalPort();
+      }
+      Process process =
+          new ProcessBuilder(
+                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                  "-cp",
+                  System.getProperty("java.class.path"),
+                  "dev.questionflow.activities.fakemodel.FakeModelServer",
+                  "--port",
+                  String.valueOf(port),
+                  "--latency-ms",
+                  "0")
+              .redirectErrorStream(true)
+              .start();
+      BufferedReader out =
+          new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+      String line;
+      while ((line = out.readLine()) != null) {
+        int at = line.indexOf("LLM_BASE_URL=");
+        if (at >= 0) {
+          Thread drain = new Thread(() -> out.lines().forEach(l -> {}));
+          drain.setDaemon(true);
+          drain.start();
+          return new Fake(process, line.substring(at + "LLM_BASE_URL=".length()).trim());
+        }
+      }
+      throw new IllegalStateException("the fake model did not start");
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      process.destroy();
+      process.waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+}
