@@ -42,8 +42,8 @@ final class AppProcess implements AutoCloseable {
   private Process process;
 
   /**
-   * The tests' JVM flags: a small heap, and C1 only (a test app lives for seconds; C2 would only add
-   * compile time on 2 cores). Benchmarks pass the documented launch flags instead.
+   * The tests' JVM flags: a small heap, and C1 only (a test app lives for seconds; C2 would only
+   * add compile time on 2 cores). Benchmarks pass the documented launch flags instead.
    */
   static final List<String> TEST_JVM = List.of("-Xmx512m", "-XX:TieredStopAtLevel=1");
 

@@ -68,8 +68,7 @@ public final class BareWorker {
             WorkflowClientOptions.newBuilder()
                 .setNamespace(args[1])
                 .setDataConverter(
-                    EncryptionCodec.dataConverter(
-                        PayloadKeys.parse(System.getenv("PAYLOAD_KEYS"))))
+                    EncryptionCodec.dataConverter(PayloadKeys.parse(System.getenv("PAYLOAD_KEYS"))))
                 .build());
     WorkerFactory factory = WorkerFactory.newInstance(client);
     var worker = factory.newWorker(args[2]);

@@ -39,7 +39,8 @@ final class ProcessStats {
           .filter(
               p -> {
                 try {
-                  return new String(Files.readAllBytes(p.resolve("cmdline"))).replace('\0', ' ')
+                  return new String(Files.readAllBytes(p.resolve("cmdline")))
+                      .replace('\0', ' ')
                       .contains(fragment);
                 } catch (IOException gone) {
                   return false;

@@ -87,10 +87,15 @@ class QuestionFlowIT {
                     event.at("/activityTaskScheduledEventAttributes/activityType/name").asText(""))
             .filter(name -> !name.isEmpty())
             .toList();
-    // the model call is a real activity on its lane, scheduled together with its entry in the
-    // lane's line; the
-    // in-process steps are local activities (marker events)
-    assertThat(activityTypes).containsExactlyInAnyOrder("GenerateAnswer", "EnterLane");
+    // no model is configured, and the intent step says so: no lane entry and no model call is
+    // scheduled, and the whole question is one workflow task of local activities (marker events)
+    assertThat(activityTypes).isEmpty();
+    assertThat(events).hasSizeLessThanOrEqualTo(15);
+    assertThat(events)
+        .filteredOn(e -> e.has("upsertWorkflowSearchAttributesEventAttributes"))
+        .hasSize(1);
+    System.out.printf(
+        "[flow] a FAQ-level answer without a model: %d history events%n", events.size());
     // marker details are payloads (base64 "data"): decode them to find the local activities' types
     String markers =
         events.stream()

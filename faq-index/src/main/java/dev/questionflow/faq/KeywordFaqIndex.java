@@ -96,12 +96,29 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
   private final Directory directory;
   private final DirectoryReader reader;
   private final IndexSearcher searcher;
+
+  /**
+   * Each document's FAQ entry ID, read once when the index opens: mapping a hit to its entry then
+   * costs an array read instead of decompressing a block of stored fields per hit (the index never
+   * changes while open, so document numbers are stable).
+   */
+  private final String[] docFaqId;
+
   private final CollectionStatistics textStats;
 
   /** Analyzed terms of each entry's question, phrasings and keywords. */
   private final Map<String, Set<String>> vocabulary;
 
   private final boolean rebuilt;
+
+  private static String[] faqIdsByDoc(IndexSearcher searcher, int maxDoc) throws IOException {
+    String[] ids = new String[maxDoc];
+    var stored = searcher.storedFields();
+    for (int doc = 0; doc < maxDoc; doc++) {
+      ids[doc] = stored.document(doc, Set.of(F_ID)).get(F_ID);
+    }
+    return ids;
+  }
 
   private KeywordFaqIndex(
       FaqPack pack,
@@ -124,6 +141,7 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
       this.searcher = new IndexSearcher(reader);
       this.searcher.setSimilarity(similarity(settings));
       this.textStats = searcher.collectionStatistics(F_TEXT);
+      this.docFaqId = faqIdsByDoc(searcher, reader.maxDoc());
     } catch (IOException | RuntimeException e) {
       StoredIndexes.closeQuietly(reader);
       throw e;
@@ -276,9 +294,8 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
       }
       Map<String, double[]> perFaq =
           new LinkedHashMap<>(); // id -> [sum of best hits, hits used, best hit]
-      var storedFields = searcher.storedFields();
       for (ScoreDoc sd : top.scoreDocs) {
-        String id = storedFields.document(sd.doc).get(F_ID);
+        String id = docFaqId[sd.doc];
         double[] acc = perFaq.computeIfAbsent(id, k -> new double[3]);
         if (acc[1] < settings.hitsPerFaq()) { // hits arrive best first
           acc[0] += sd.score;

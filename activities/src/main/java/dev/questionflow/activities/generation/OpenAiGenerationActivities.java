@@ -19,7 +19,9 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -170,6 +172,32 @@ public class OpenAiGenerationActivities implements GenerationActivities {
             .httpClientBuilder(RetryAfterHttpClient.builder())
             .build();
     return new Model(role, dependency, settings, client);
+  }
+
+  /**
+   * The models that cannot answer now: not configured, or their breaker refuses calls. Asked
+   * through the breaker's own permission (taken and given back at once), so an OPEN breaker whose
+   * wait is over turns HALF_OPEN and the next question probes the model.
+   */
+  public Map<String, String> modelsDown() {
+    Map<String, String> down = new HashMap<>(2);
+    for (var entry :
+        List.of(
+            Map.entry(ModelFailures.PRIMARY, java.util.Optional.ofNullable(primary)),
+            Map.entry(ModelFailures.BACKUP, java.util.Optional.ofNullable(backup)))) {
+      Model model = entry.getValue().orElse(null);
+      if (model == null) {
+        down.put(entry.getKey(), GenerationResult.NOT_CONFIGURED_REASON);
+        continue;
+      }
+      CircuitBreaker breaker = breakers.breaker(model.dependency());
+      if (breaker.tryAcquirePermission()) {
+        breaker.releasePermission();
+      } else {
+        down.put(entry.getKey(), ModelFailures.CIRCUIT_OPEN);
+      }
+    }
+    return down;
   }
 
   @Override

@@ -104,6 +104,22 @@ class RedisTicketInboxTest {
         new RedisTicketInbox(() -> redis, SealedText.PLAIN, RETENTION, Clock.systemUTC());
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> withoutKeys.find(prefix + "a"))
         .hasMessageContaining("PAYLOAD_KEYS");
+    // a list leaves such a ticket out instead of failing for all the others
+    RedisTicketInbox otherKey =
+        new RedisTicketInbox(
+            () -> redis,
+            SealedText.with(PayloadKeys.parse(PayloadKeys.generateEntry("t2"))),
+            RETENTION,
+            Clock.systemUTC());
+    inbox.createIfAbsent(ticket("e", now)); // open, under t1
+    otherKey.createIfAbsent(ticket("d", now)); // open, under t2
+    assertThat(inbox.list(Ticket.Status.OPEN, 10_000))
+        .extracting(Ticket::ticketId)
+        .contains(prefix + "e");
+    assertThat(otherKey.list(Ticket.Status.OPEN, 10_000))
+        .extracting(Ticket::ticketId)
+        .contains(prefix + "d")
+        .doesNotContain(prefix + "e");
   }
 
   @Test

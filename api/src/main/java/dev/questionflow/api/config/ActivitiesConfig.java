@@ -127,8 +127,12 @@ class ActivitiesConfig {
 
   @Bean
   RuleIntentActivities intentActivities(
-      FaqPack pack, SemanticMatcher semantic, KeywordFaqIndex keyword) {
-    return new RuleIntentActivities(pack, semantic.index() != null ? semantic.index() : keyword);
+      FaqPack pack,
+      SemanticMatcher semantic,
+      KeywordFaqIndex keyword,
+      OpenAiGenerationActivities generation) {
+    return new RuleIntentActivities(
+        pack, semantic.index() != null ? semantic.index() : keyword, generation::modelsDown);
   }
 
   /**

@@ -5,6 +5,7 @@ import dev.questionflow.activities.session.SessionActivitiesImpl;
 import dev.questionflow.api.config.CsProperties;
 import dev.questionflow.api.security.Requester;
 import dev.questionflow.workflows.SearchAttributes;
+import dev.questionflow.workflows.lane.Priorities;
 import dev.questionflow.workflows.question.Question;
 import dev.questionflow.workflows.question.Question.Tier;
 import dev.questionflow.workflows.question.QuestionPolicy;
@@ -152,6 +153,12 @@ public class QuestionService {
                   // a finished question with the same message ID is still the same question
                   .setWorkflowIdReusePolicy(
                       WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
+                  // priority from the door: the workflow's tasks and the activities it schedules
+                  // inherit it, so a VIP is not queued behind standard questions before its lane
+                  .setPriority(
+                      io.temporal.common.Priority.newBuilder()
+                          .setPriorityKey(Priorities.toTemporalKey(priority))
+                          .build())
                   // the Web UI's one-line summary: who and how urgent, never the message text
                   .setStaticSummary(
                       "Question of customer "

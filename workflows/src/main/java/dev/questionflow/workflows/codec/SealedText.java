@@ -10,6 +10,15 @@ import java.util.Base64;
  */
 public final class SealedText {
 
+  /** A stored value is encrypted, and no keys are configured at all. */
+  public static final class NotConfiguredException extends IllegalStateException {
+    NotConfiguredException() {
+      super(
+          "a stored value is encrypted but PAYLOAD_KEYS is not set: configure the keys it was"
+              + " written with");
+    }
+  }
+
   /** No encryption (PAYLOAD_ENCRYPTION=off, or the embedded trial default without keys). */
   public static final SealedText PLAIN = new SealedText(null);
 
@@ -54,9 +63,7 @@ public final class SealedText {
       return stored;
     }
     if (keys == null) {
-      throw new IllegalStateException(
-          "a stored value is encrypted but PAYLOAD_KEYS is not set: configure the keys it was"
-              + " written with");
+      throw new NotConfiguredException();
     }
     String keyId = stored.substring(PREFIX.length(), colon);
     byte[] sealed;

@@ -6,6 +6,9 @@ package dev.questionflow.workflows.generation;
  */
 public record GenerationResult(Outcome outcome, String text, String model) {
 
+  /** The answer's reason for a model that is not configured ("primary model: not configured"). */
+  public static final String NOT_CONFIGURED_REASON = "not configured";
+
   public enum Outcome {
     ANSWERED,
     NOT_CONFIGURED

@@ -70,10 +70,12 @@ final class ModelLane {
   private final QuestionPolicy policy;
   private final ChainBudget budget;
   private final LaneLine line;
+  private final Progress progress;
 
   ModelLane(QuestionPolicy policy, ChainBudget budget, Progress progress) {
     this.policy = policy;
     this.budget = budget;
+    this.progress = progress;
     this.line = new LaneLine(ledger, progress, Duration.ofSeconds(policy.laneRefreshSeconds()));
   }
 
@@ -94,6 +96,8 @@ final class ModelLane {
       problems.add(stage, "skipped, chain budget used up");
       return null;
     }
+    // the model call goes out: what the Web UI shows of the question catches up first
+    progress.upsert();
     String laneQueue = policy.lanes().get(model);
     // the ledger is keyed by the lane's task queue: deployments sharing a Redis keep separate lines
     LaneEntry lane =
@@ -183,7 +187,7 @@ final class ModelLane {
     try {
       GenerationResult result = call.get();
       if (!result.answered()) {
-        problems.add(stage, "not configured");
+        problems.add(stage, GenerationResult.NOT_CONFIGURED_REASON);
         return null;
       }
       return result;

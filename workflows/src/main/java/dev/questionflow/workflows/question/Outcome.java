@@ -42,7 +42,7 @@ final class Outcome {
                 + result.level()
                 + " level"
                 + (result.reason() == null ? "" : " (" + result.reason() + ")"));
-    Workflow.upsertTypedSearchAttributes(
+    progress.upsert(
         SearchAttributes.ANSWER_LEVEL.valueSet(result.level().name()),
         SearchAttributes.STAGE.valueSet(finalStage.name()));
     recordMetrics(result, problems);

@@ -154,6 +154,37 @@ class QuestionWorkflowTest {
   }
 
   @Test
+  void modelsReportedDownAreNotCalledAndTheFaqAnswersInOneWorkflowTask() {
+    activities.match = CARD;
+    activities.modelsDown =
+        java.util.Map.of(
+            ModelFailures.PRIMARY, GenerationResult.NOT_CONFIGURED_REASON,
+            ModelFailures.BACKUP, ModelFailures.CIRCUIT_OPEN);
+
+    Answer answer =
+        workflow("q-down").answer(question("Where is my card?", withPrimaryLaneAndBackup()));
+
+    assertThat(answer.level()).isEqualTo(AnswerLevel.FAQ);
+    assertThat(answer.reason())
+        .isEqualTo("primary model: not configured; backup model: CircuitOpen");
+    assertThat(activities.modelCalls.get()).isZero();
+    assertThat(activities.laneCalls.get()).isZero();
+    var events = client.fetchHistory("q-down").getEvents();
+    assertThat(events)
+        .noneMatch(
+            e -> e.hasActivityTaskScheduledEventAttributes() || e.hasTimerStartedEventAttributes());
+    assertThat(events).hasSizeLessThanOrEqualTo(15);
+    assertThat(events.stream().filter(e -> e.hasWorkflowTaskCompletedEventAttributes()).count())
+        .isEqualTo(1);
+    assertThat(
+            events.stream()
+                .filter(e -> e.hasUpsertWorkflowSearchAttributesEventAttributes())
+                .count())
+        .isEqualTo(1);
+    GoldenHistories.keep(client, "q-down", "faq-models-down");
+  }
+
+  @Test
   void withoutAModelAMatchIsAnsweredFromTheFaqWithANotice() {
     activities.match = CARD;
 
@@ -526,6 +557,20 @@ class QuestionWorkflowTest {
   }
 
   /** The default policy with the primary model on its own lane (task queue {@link #LANE}). */
+  private static QuestionPolicy withPrimaryLaneAndBackup() {
+    QuestionPolicy lane = withPrimaryLane();
+    return new QuestionPolicy(
+        lane.humanReplyWindowSeconds(),
+        lane.promisedReplyText(),
+        lane.chainBudgetSeconds(),
+        true,
+        lane.criticalStages(),
+        lane.deadLetter(),
+        lane.lanes(),
+        lane.maxQueueWaitSeconds(),
+        lane.laneRefreshSeconds());
+  }
+
   private static QuestionPolicy withPrimaryLane() {
     return new QuestionPolicy(
         3600,
@@ -604,6 +649,7 @@ class QuestionWorkflowTest {
     final AtomicInteger laneCalls = new AtomicInteger();
     final AtomicInteger snapshots = new AtomicInteger();
     volatile String intentName = "card_question";
+    volatile java.util.Map<String, String> modelsDown;
     volatile String predecessor;
     final List<SessionTurn> turns = new CopyOnWriteArrayList<>();
     final List<LaneEntry> laneEntries = new CopyOnWriteArrayList<>();
@@ -625,7 +671,7 @@ class QuestionWorkflowTest {
       if (intentFails) {
         throw ApplicationFailure.newFailure("intent model down", "Unavailable");
       }
-      return new IntentResult(intentName, "rules");
+      return new IntentResult(intentName, "rules", modelsDown);
     }
 
     @Override

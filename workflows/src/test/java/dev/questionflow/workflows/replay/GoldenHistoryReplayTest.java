@@ -45,7 +45,18 @@ class GoldenHistoryReplayTest {
           // (version 1 each): still replayed, as workflows started before those changes must go on
           "priority-lane-wait-v0",
           "priority-complaint-v0",
-          "session-wait-v0");
+          "session-wait-v0",
+          // the models' health reported with the intent: no call to a model known to be down
+          "faq-models-down",
+          // recorded before QuestionWorkflowImpl.FEWER_UPSERTS (version 1)
+          "rag-before-fewer-upserts",
+          "faq-before-fewer-upserts",
+          "ticket-staff-reply-before-fewer-upserts",
+          "timeout-chain-budget-before-fewer-upserts",
+          "priority-lane-wait-before-fewer-upserts",
+          "priority-complaint-before-fewer-upserts",
+          "dead-letter-question-before-fewer-upserts",
+          "session-wait-before-fewer-upserts");
 
   static Stream<String> goldenPaths() {
     return PATHS.stream();
