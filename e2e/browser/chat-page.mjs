@@ -9,7 +9,7 @@
 //   TIMEOUT_SECONDS          how long to wait for the answer (default 90)
 //
 // Exit 0 when the answer was shown (and the expectations held), 1 otherwise (reason on stderr and in the JSON).
-import { emit, env, launch, log, screenshot, sleep, withSuffix } from './lib.mjs';
+import { check, env, log, screenshot, sleep, withSuffix } from './lib.mjs';
 
 const baseUrl = env('BASE_URL').replace(/\/+$/, '');
 const question = env('QUESTION', 'I still have not received my new card');
@@ -19,9 +19,7 @@ const timeoutMs = Number(env('TIMEOUT_SECONDS', '90')) * 1000;
 
 const seen = { ok: false, workflowId: null, positions: [], stages: [], level: null, answer: null, notice: null };
 const problems = []; // uncaught page errors and requests that left the app (the page must work offline)
-let browser;
 let page;
-let exitCode = 1;
 const started = Date.now();
 
 /** What the last question's turn shows right now. */
@@ -50,8 +48,7 @@ async function readTurn() {
   });
 }
 
-try {
-  browser = await launch();
+await check(seen, async (browser) => {
   page = await browser.newPage({ viewport: { width: 900, height: 700 } });
   const origin = new URL(baseUrl).origin;
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
@@ -121,16 +118,8 @@ try {
   if (expectPositionChange && distinct.size < 2) {
     throw new Error(`expected at least two different queue positions before the answer, saw ${JSON.stringify(seen.positions)}`);
   }
-  seen.ok = true;
-  exitCode = 0;
-} catch (e) {
-  seen.reason = e.message;
-  log(`FAILED: ${e.message}`);
-} finally {
-  seen.screenshot = await screenshot(page, shot);
-  if (browser) {
-    await browser.close().catch(() => {});
-  }
-  emit(seen);
-  process.exitCode = exitCode;
-}
+}, {
+  always: async () => {
+    seen.screenshot = await screenshot(page, shot);
+  },
+});

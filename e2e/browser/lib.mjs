@@ -52,6 +52,34 @@ export function withSuffix(path, suffix) {
   return /\.png$/i.test(path) ? path.replace(/\.png$/i, `${suffix}.png`) : `${path}${suffix}.png`;
 }
 
+/**
+ * One browser check: launches Chromium, runs `body(browser)`, and whatever happens closes the browser, prints
+ * `result` as the script's one JSON line and sets the exit code (0 only when `body` returned; `result.ok` says the
+ * same). When `body` throws, `result.reason` gets its message and `onFailure()` runs (e.g. a screenshot of what the
+ * page showed); `always()` runs in either case, before the JSON line.
+ */
+export async function check(result, body, { onFailure = async () => {}, always = async () => {} } = {}) {
+  let browser;
+  let exitCode = 1;
+  try {
+    browser = await launch();
+    await body(browser);
+    result.ok = true;
+    exitCode = 0;
+  } catch (e) {
+    result.reason = e.message;
+    log(`FAILED: ${e.message}`);
+    await onFailure();
+  } finally {
+    await always();
+    if (browser) {
+      await browser.close().catch(() => {});
+    }
+    emit(result);
+    process.exitCode = exitCode;
+  }
+}
+
 export function emit(result) {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }

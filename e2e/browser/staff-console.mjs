@@ -18,7 +18,7 @@
 // Exit 0 when the customer's page showed the reply with level HUMAN, 1 otherwise (reason on stderr and in the JSON).
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { emit, env, launch, log, screenshot, sleep } from './lib.mjs';
+import { check, env, log, screenshot, sleep } from './lib.mjs';
 
 const baseUrl = env('BASE_URL').replace(/\/+$/, '');
 const staffKey = env('STAFF_KEY');
@@ -42,10 +42,8 @@ const seen = {
   screenshots: {},
 };
 const problems = []; // uncaught page errors, console errors and requests that left the app (both pages work offline)
-let browser;
 let customer;
 let staff;
-let exitCode = 1;
 const started = Date.now();
 const elapsed = (since) => Number(((Date.now() - since) / 1000).toFixed(1));
 
@@ -126,8 +124,7 @@ async function shoot(page, name) {
   return file;
 }
 
-try {
-  browser = await launch();
+await check(seen, async (browser) => {
   log(`Chromium ${browser.version()}, app ${baseUrl}`);
 
   // (a) the customer
@@ -266,23 +263,17 @@ try {
   if (seen.stages[seen.stages.length - 1] !== 'ANSWERED' || !seen.stages.includes('TICKETED')) {
     throw new Error(`expected the stages to go through TICKETED to ANSWERED, saw ${seen.stages.join(',')}`);
   }
-  seen.ok = true;
-  exitCode = 0;
-} catch (e) {
-  seen.reason = e.message;
-  log(`FAILED: ${e.message}`);
-  // what each side showed when it failed
-  if (customer && !seen.screenshots['customer-human-answer']) {
-    await shoot(customer, 'customer-failed.png');
-  }
-  if (staff && !seen.screenshots['staff-console']) {
-    await shoot(staff, 'staff-console.png');
-  }
-} finally {
-  seen.seconds = elapsed(started);
-  if (browser) {
-    await browser.close().catch(() => {});
-  }
-  emit(seen);
-  process.exitCode = exitCode;
-}
+}, {
+  onFailure: async () => {
+    // what each side showed when it failed
+    if (customer && !seen.screenshots['customer-human-answer']) {
+      await shoot(customer, 'customer-failed.png');
+    }
+    if (staff && !seen.screenshots['staff-console']) {
+      await shoot(staff, 'staff-console.png');
+    }
+  },
+  always: async () => {
+    seen.seconds = elapsed(started);
+  },
+});

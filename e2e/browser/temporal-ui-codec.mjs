@@ -15,7 +15,7 @@
 //
 // Prints one JSON line: textFound (the page showed EXPECT_TEXT), codecCalls and their statuses. Exit 0 when the
 // page loaded and the codec was called; the caller decides what textFound must be.
-import { emit, env, launch, log, pageText, screenshot, useCodec, waitFor } from './lib.mjs';
+import { check, env, log, pageText, screenshot, useCodec, waitFor } from './lib.mjs';
 
 const uiUrl = env('UI_URL').replace(/\/+$/, '');
 const namespace = env('NAMESPACE', 'default');
@@ -28,12 +28,9 @@ const timeoutMs = Number(env('TIMEOUT_SECONDS', '45')) * 1000;
 
 const detailUrl = `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
 const result = { ok: false, detailUrl, codecEndpoint, withToken: token !== '', codecCalls: [], textFound: false };
-let browser;
 let page;
-let exitCode = 1;
 
-try {
-  browser = await launch();
+await check(result, async (browser) => {
   const context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
   await useCodec(context, uiUrl, codecEndpoint, token, (call) => result.codecCalls.push(call));
   page = await context.newPage();
@@ -50,18 +47,10 @@ try {
   if (result.codecCalls.length === 0) {
     throw new Error('the UI never called the codec endpoint');
   }
-  result.ok = true;
-  exitCode = 0;
-} catch (e) {
-  result.reason = e.message;
-  log(`FAILED: ${e.message}`);
-  if (!result.screenshot) {
-    result.screenshot = await screenshot(page, shot);
-  }
-} finally {
-  if (browser) {
-    await browser.close().catch(() => {});
-  }
-  emit(result);
-  process.exitCode = exitCode;
-}
+}, {
+  onFailure: async () => {
+    if (!result.screenshot) {
+      result.screenshot = await screenshot(page, shot);
+    }
+  },
+});

@@ -15,7 +15,7 @@
 //   STAFF_TOKEN          the bearer token the browser adds to its calls
 //
 // Exit 0 when the list showed the workflow (and the details text, where the UI renders details), 1 otherwise.
-import { emit, env, launch, log, matcher, pageText, screenshot, sleep, useCodec, waitFor, waitForText, withSuffix } from './lib.mjs';
+import { check, env, log, matcher, pageText, screenshot, sleep, useCodec, waitFor, waitForText, withSuffix } from './lib.mjs';
 
 const uiUrl = env('UI_URL').replace(/\/+$/, '');
 const namespace = env('NAMESPACE', 'default');
@@ -31,9 +31,7 @@ const staffToken = env('STAFF_TOKEN', '');
 const listUrl = `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows?query=${encodeURIComponent(query)}`;
 const detailUrl = `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
 const result = { ok: false, uiVersion: null, listUrl, listed: false };
-let browser;
 let page;
-let exitCode = 1;
 
 
 /** Links of result rows to the workflow (its ID column). */
@@ -61,8 +59,7 @@ async function currentDetails() {
   });
 }
 
-try {
-  browser = await launch();
+await check(result, async (browser) => {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   if (codecEndpoint) {
     result.codecCalls = [];
@@ -121,18 +118,10 @@ try {
       log(result.note);
     }
   }
-  result.ok = true;
-  exitCode = 0;
-} catch (e) {
-  result.reason = e.message;
-  log(`FAILED: ${e.message}`);
-  if (!result.screenshot) {
-    result.screenshot = await screenshot(page, shot);
-  }
-} finally {
-  if (browser) {
-    await browser.close().catch(() => {});
-  }
-  emit(result);
-  process.exitCode = exitCode;
-}
+}, {
+  onFailure: async () => {
+    if (!result.screenshot) {
+      result.screenshot = await screenshot(page, shot);
+    }
+  },
+});

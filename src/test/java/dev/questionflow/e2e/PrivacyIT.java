@@ -173,7 +173,7 @@ class PrivacyIT {
             "application/json");
 
     assertThat(staff.statusCode()).as(staff.body()).isEqualTo(200);
-    String decoded = decodedData(staff.body());
+    String decoded = withPayloadsDecoded(staff.body());
     // the original stays in the encrypted workflow input for staff: marker and card both
     assertThat(decoded).contains(MARKER).contains(CARD);
     // the Temporal CLI with the codec endpoint and a staff token shows the text; without, it cannot
@@ -403,17 +403,6 @@ class PrivacyIT {
       }
     }
     return all.toString();
-  }
-
-  private static String decodedData(String codecResponse) throws Exception {
-    StringBuilder text = new StringBuilder();
-    for (JsonNode payload : JSON.readTree(codecResponse).path("payloads")) {
-      text.append(
-          new String(
-              java.util.Base64.getDecoder().decode(payload.path("data").asText()),
-              java.nio.charset.StandardCharsets.UTF_8));
-    }
-    return text.toString();
   }
 
   /** Neither the card's digits nor its grouped form. */

@@ -1,6 +1,7 @@
 package dev.questionflow.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -8,12 +9,9 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.ServerSocket;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -148,24 +146,16 @@ class ThroughputBenchmarkIT {
 
   private Phase bare(WorkflowClient client, long server, List<String> texts) throws Exception {
     String queue = Infra.uniqueTaskQueue("bare");
-    Path log = Infra.workDir().resolve("bench-bare-worker.log");
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(LAUNCH);
-    command.addAll(
-        List.of(
-            "-cp",
-            System.getProperty("java.class.path"),
+    Process worker =
+        startJava(
+            "bench-bare-worker",
+            "bare worker polling",
+            LAUNCH,
             BareWorker.class.getName(),
             Infra.temporalAddress(),
             Infra.namespace(),
-            queue));
-    ProcessBuilder builder =
-        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
-    builder.environment().put("PAYLOAD_KEYS", Infra.payloadKeys());
-    Process worker = builder.start();
+            queue);
     try {
-      awaitLine(log, "bare worker polling", worker);
       String run = Long.toString(System.nanoTime(), 36);
       Job job =
           new Job() {
@@ -482,18 +472,34 @@ class ThroughputBenchmarkIT {
     return texts;
   }
 
-  private static void awaitLine(Path log, String expected, Process process) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (System.nanoTime() < deadline) {
-      if (Files.exists(log) && Files.readString(log).contains(expected)) {
-        return;
-      }
-      if (!process.isAlive()) {
-        throw new IllegalStateException("exited: " + Files.readString(log));
-      }
-      Thread.sleep(100);
-    }
-    throw new IllegalStateException("no '" + expected + "' in " + log);
+  /**
+   * {@code mainClass} of this test class path in a JVM of its own (output in {@code <name>.log} of
+   * the work directory, {@code PAYLOAD_KEYS} as the apps get it), once it printed {@code ready}.
+   */
+  private static Process startJava(
+      String name, String ready, List<String> jvm, String mainClass, String... args)
+      throws IOException {
+    Path log = Infra.workDir().resolve(name + ".log");
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvm);
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass));
+    command.addAll(List.of(args));
+    ProcessBuilder builder =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+    builder.environment().put("PAYLOAD_KEYS", Infra.payloadKeys());
+    Process process = builder.start();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () -> {
+              if (!process.isAlive()) {
+                throw new IllegalStateException(name + " exited: " + Files.readString(log));
+              }
+              return Files.readString(log).contains(ready);
+            });
+    return process;
   }
 
   /** The instant fake model, as a process of its own (its CPU is not the app's or this JVM's). */
@@ -511,32 +517,20 @@ class ThroughputBenchmarkIT {
       try (ServerSocket socket = new ServerSocket(0)) {
         port = socket.getLocalPort();
       }
+      String ready = "LLM_BASE_URL=";
       Process process =
-          new ProcessBuilder(
-                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                  "-cp",
-                  System.getProperty("java.class.path"),
-                  "dev.questionflow.activities.fakemodel.FakeModelServer",
-                  "--port",
-                  String.valueOf(port),
-                  "--latency-ms",
-                  "0")
-              .redirectErrorStream(true)
-              .start();
-      BufferedReader out =
-          new BufferedReader(
-              new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-      String line;
-      while ((line = out.readLine()) != null) {
-        int at = line.indexOf("LLM_BASE_URL=");
-        if (at >= 0) {
-          Thread drain = new Thread(() -> out.lines().forEach(l -> {}));
-          drain.setDaemon(true);
-          drain.start();
-          return new Fake(process, line.substring(at + "LLM_BASE_URL=".length()).trim());
-        }
-      }
-      throw new IllegalStateException("the fake model did not start");
+          startJava(
+              "bench-fake-model",
+              ready,
+              List.of(),
+              "dev.questionflow.activities.fakemodel.FakeModelServer",
+              "--port",
+              String.valueOf(port),
+              "--latency-ms",
+              "0");
+      String printed = Files.readString(Infra.workDir().resolve("bench-fake-model.log"));
+      int at = printed.indexOf(ready) + ready.length();
+      return new Fake(process, printed.substring(at, printed.indexOf('\n', at)).trim());
     }
 
     @Override

@@ -105,24 +105,19 @@ public class OpenAiGenerationActivities implements GenerationActivities {
       DependencyBreakers breakers,
       UpstreamErrors errors,
       SessionStore sessions) {
-    this(primary, backup, rateLimits, breakers, errors, sessions, ModelCallGate.OPEN);
+    this(
+        primary,
+        backup,
+        rateLimits,
+        breakers,
+        errors,
+        sessions,
+        ModelCallGate.OPEN,
+        Safeguards.defaults());
   }
 
   /**
    * @param gate runs around every model call (the lanes' throttle and statistics)
-   */
-  public OpenAiGenerationActivities(
-      ModelSettings primary,
-      ModelSettings backup,
-      RateLimitPolicy rateLimits,
-      DependencyBreakers breakers,
-      UpstreamErrors errors,
-      SessionStore sessions,
-      ModelCallGate gate) {
-    this(primary, backup, rateLimits, breakers, errors, sessions, gate, Safeguards.defaults());
-  }
-
-  /**
    * @param safeguards the redactor, the system prompt's canary and the hosts answers may link to
    */
   public OpenAiGenerationActivities(
@@ -181,23 +176,28 @@ public class OpenAiGenerationActivities implements GenerationActivities {
    */
   public Map<String, String> modelsDown() {
     Map<String, String> down = new HashMap<>(2);
-    for (var entry :
-        List.of(
-            Map.entry(ModelFailures.PRIMARY, java.util.Optional.ofNullable(primary)),
-            Map.entry(ModelFailures.BACKUP, java.util.Optional.ofNullable(backup)))) {
-      Model model = entry.getValue().orElse(null);
-      if (model == null) {
-        down.put(entry.getKey(), GenerationResult.NOT_CONFIGURED_REASON);
-        continue;
-      }
-      CircuitBreaker breaker = breakers.breaker(model.dependency());
-      if (breaker.tryAcquirePermission()) {
-        breaker.releasePermission();
-      } else {
-        down.put(entry.getKey(), ModelFailures.CIRCUIT_OPEN);
-      }
+    String primaryDown = whyDown(primary);
+    if (primaryDown != null) {
+      down.put(ModelFailures.PRIMARY, primaryDown);
+    }
+    String backupDown = whyDown(backup);
+    if (backupDown != null) {
+      down.put(ModelFailures.BACKUP, backupDown);
     }
     return down;
+  }
+
+  /** Why the model cannot answer now, or null when it may. */
+  private String whyDown(Model model) {
+    if (model == null) {
+      return GenerationResult.NOT_CONFIGURED_REASON;
+    }
+    CircuitBreaker breaker = breakers.breaker(model.dependency());
+    if (!breaker.tryAcquirePermission()) {
+      return ModelFailures.CIRCUIT_OPEN;
+    }
+    breaker.releasePermission();
+    return null;
   }
 
   @Override

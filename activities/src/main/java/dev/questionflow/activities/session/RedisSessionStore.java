@@ -251,12 +251,7 @@ public class RedisSessionStore implements SessionStore {
   private String write(Turn turn) {
     try {
       return json.writeValueAsString(
-          new Turn(
-              turn.workflowId(),
-              sealed.seal(turn.question()),
-              sealed.seal(turn.answer()),
-              turn.level(),
-              turn.at()));
+          turn.withText(sealed.seal(turn.question()), sealed.seal(turn.answer())));
     } catch (JsonProcessingException e) {
       throw new UncheckedIOException(e);
     }
@@ -265,12 +260,7 @@ public class RedisSessionStore implements SessionStore {
   private Turn read(String value) {
     try {
       Turn stored = json.readValue(value, Turn.class);
-      return new Turn(
-          stored.workflowId(),
-          sealed.open(stored.question()),
-          sealed.open(stored.answer()),
-          stored.level(),
-          stored.at());
+      return stored.withText(sealed.open(stored.question()), sealed.open(stored.answer()));
     } catch (JsonProcessingException e) {
       throw new UncheckedIOException(e);
     }

@@ -11,4 +11,10 @@ import java.time.Instant;
  * @param level the answer level that produced it (RAG, LLM, FAQ, ...)
  * @param at when the turn was recorded
  */
-public record Turn(String workflowId, String question, String answer, String level, Instant at) {}
+public record Turn(String workflowId, String question, String answer, String level, Instant at) {
+
+  /** The same turn with its question and answer replaced (sealed or opened for storage). */
+  public Turn withText(String newQuestion, String newAnswer) {
+    return new Turn(workflowId, newQuestion, newAnswer, level, at);
+  }
+}

@@ -13,10 +13,13 @@ import io.lettuce.core.api.sync.RedisCommands;
 import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The ticket inbox in Redis: one JSON string per ticket plus a sorted set per status (score =
@@ -28,8 +31,7 @@ import java.util.function.Supplier;
  */
 public class RedisTicketInbox implements TicketInbox {
 
-  private static final org.slf4j.Logger log =
-      org.slf4j.LoggerFactory.getLogger(RedisTicketInbox.class);
+  private static final Logger log = LoggerFactory.getLogger(RedisTicketInbox.class);
 
   private static final String TICKET_KEY = "cs:ticket:";
   private static final String STATUS_KEY = "cs:tickets:";
@@ -126,7 +128,7 @@ public class RedisTicketInbox implements TicketInbox {
    */
   @Override
   public List<Ticket> list(Ticket.Status status, int limit) {
-    List<Ticket> tickets = new java.util.ArrayList<>();
+    List<Ticket> tickets = new ArrayList<>();
     for (String id : redis.get().zrange(STATUS_KEY + status, 0, limit - 1)) {
       try {
         find(id).filter(t -> Objects.equals(t.status(), status)).ifPresent(tickets::add);

@@ -2,6 +2,7 @@ package dev.questionflow.activities.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.questionflow.activities.testing.TestCertificates;
 import java.io.IOException;
@@ -10,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -60,7 +62,7 @@ class LazyRedisTlsTest {
               .redirectOutput(dir.resolve("redis.log").toFile())
               .start();
       awaitListening();
-    } catch (IOException | IllegalStateException e) {
+    } catch (IOException | IllegalStateException | ConditionTimeoutException e) {
       dev.questionflow.activities.testing.TestRedis.unavailable(e);
     }
   }
@@ -100,19 +102,20 @@ class LazyRedisTlsTest {
     }
   }
 
-  private static void awaitListening() throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (System.nanoTime() < deadline) {
-      if (!server.isAlive()) {
-        throw new IllegalStateException("redis-server exited: " + log());
-      }
-      try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
-        return;
-      } catch (IOException notYet) {
-        Thread.sleep(50);
-      }
-    }
-    throw new IllegalStateException("redis-server did not listen with TLS: " + log());
+  private static void awaitListening() {
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(50))
+        .ignoreExceptionsInstanceOf(IOException.class) // not listening yet
+        .until(
+            () -> {
+              if (!server.isAlive()) {
+                throw new IllegalStateException("redis-server exited: " + log());
+              }
+              try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+                return true;
+              }
+            });
   }
 
   private static String log() {

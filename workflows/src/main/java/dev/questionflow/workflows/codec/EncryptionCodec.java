@@ -9,7 +9,6 @@ import io.temporal.common.converter.DataConverter;
 import io.temporal.common.converter.DefaultDataConverter;
 import io.temporal.payload.codec.PayloadCodec;
 import io.temporal.payload.codec.PayloadCodecException;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
@@ -105,8 +104,6 @@ public final class EncryptionCodec implements PayloadCodec {
   }
 
   static boolean isEncrypted(Payload payload) {
-    ByteString encoding = payload.getMetadataOrDefault(METADATA_ENCODING, null);
-    return encoding != null
-        && ENCODING.equals(new String(encoding.toByteArray(), StandardCharsets.UTF_8));
+    return ENCODING_BYTES.equals(payload.getMetadataOrDefault(METADATA_ENCODING, null));
   }
 }
