@@ -22,9 +22,7 @@ import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
-import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
-import io.temporal.client.WorkflowQueryException;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,6 +50,7 @@ public class QuestionService {
   private final SessionActivitiesImpl sessions;
   private final WorkflowIds ids;
   private final RecentSubmits recent;
+  private final StatusReads statusReads;
 
   public QuestionService(
       WorkflowClient client,
@@ -59,8 +58,10 @@ public class QuestionService {
       MeterRegistry meters,
       SessionActivitiesImpl sessions,
       WorkflowIds ids,
+      StatusReads statusReads,
       ObjectProvider<LazyRedis> redis) {
     this.client = client;
+    this.statusReads = statusReads;
     this.sessions = sessions;
     this.ids = ids;
     LazyRedis shared = redis.getIfAvailable();
@@ -262,34 +263,7 @@ public class QuestionService {
     if (!WorkflowIds.isQuestionId(workflowId)) {
       throw new NotFoundException("no question with ID " + workflowId);
     }
-    QuestionWorkflow workflow = client.newWorkflowStub(QuestionWorkflow.class, workflowId);
-    try {
-      return workflow.status(System.currentTimeMillis());
-    } catch (WorkflowNotFoundException e) {
-      throw new NotFoundException("no question with ID " + workflowId);
-    } catch (WorkflowQueryException e) {
-      return failedOrRethrow(workflowId, e);
-    }
-  }
-
-  /** A workflow that was terminated or failed may not answer queries; report it as FAILED. */
-  private QuestionStatus failedOrRethrow(String workflowId, WorkflowQueryException e) {
-    WorkflowExecutionStatus status =
-        client
-            .getWorkflowServiceStubs()
-            .blockingStub()
-            .describeWorkflowExecution(
-                io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest.newBuilder()
-                    .setNamespace(client.getOptions().getNamespace())
-                    .setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId))
-                    .build())
-            .getWorkflowExecutionInfo()
-            .getStatus();
-    if (status == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING
-        || status == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED) {
-      throw e;
-    }
-    return new QuestionStatus(workflowId, Stage.FAILED, null, null, null, null);
+    return statusReads.read(workflowId);
   }
 
   /** Signals a staff reply to the question's workflow. */

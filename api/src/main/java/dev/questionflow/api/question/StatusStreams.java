@@ -27,10 +27,10 @@ import org.springframework.stereotype.Component;
 import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 
 /**
- * Server-Sent Events for a question: polls the workflow's status query (queries add nothing to the
- * workflow history) and sends an event only when something changed. The stream ends with the final
- * answer (or when the question failed). Open streams are capped per owner and per instance: each
- * one holds a connection and polls.
+ * Server-Sent Events for a question: polls its status (see StatusReads: no workflow task per poll)
+ * and sends an event only when something changed. The stream ends with the final answer (or when
+ * the question failed). Open streams are capped per owner and per instance: each one holds a
+ * connection and polls.
  */
 @Component
 class StatusStreams {

@@ -16,6 +16,18 @@ public record LaneSnapshot(
     double etaSeconds,
     long atEpochMillis) {
 
+  /**
+   * At most this many ahead is reported as 0 ("you are next"): within the accuracy the position
+   * promises (max(2, 10 %) of those actually served first), and it lets a customer see 0 before the
+   * model call starts even though the last few positions pass within a fraction of a second.
+   */
+  public static final long NEAR_FRONT = 2;
+
+  /** The position a caller is told for {@code position} questions ahead. */
+  public static int shown(long position) {
+    return (int) (position <= NEAR_FRONT ? 0 : position);
+  }
+
   public boolean waiting() {
     return position >= 0;
   }

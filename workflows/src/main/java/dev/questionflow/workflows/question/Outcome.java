@@ -11,6 +11,12 @@ import org.slf4j.Logger;
  */
 final class Outcome {
 
+  /**
+   * Version 1: a handed-over question keeps its answer in the memo ({@link
+   * QuestionWorkflow#ANSWER_MEMO}) while it waits for a person, so status reads need no query.
+   */
+  static final String TICKET_ANSWER_MEMO = "ticket-answer-memo";
+
   private static final Logger log = Workflow.getLogger(Outcome.class);
 
   private final SessionTurns sessions;
@@ -45,6 +51,10 @@ final class Outcome {
     progress.upsert(
         SearchAttributes.ANSWER_LEVEL.valueSet(result.level().name()),
         SearchAttributes.STAGE.valueSet(finalStage.name()));
+    if (finalStage == Stage.TICKETED
+        && Workflow.getVersion(TICKET_ANSWER_MEMO, Workflow.DEFAULT_VERSION, 1) == 1) {
+      Workflow.upsertMemo(Map.of(QuestionWorkflow.ANSWER_MEMO, result));
+    }
     recordMetrics(result, problems);
     // one line per outcome (replay-safe logger: not repeated on replay); the MDC has WorkflowId and
     // requestId

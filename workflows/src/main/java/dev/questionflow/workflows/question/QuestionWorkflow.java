@@ -11,6 +11,13 @@ public interface QuestionWorkflow {
 
   String TASK_QUEUE = "questions";
 
+  /**
+   * Memo key of the answer a handed-over question gives while it waits for a person (hours): the
+   * API reads it with the workflow's description instead of a query, which would cost the worker a
+   * workflow task (often a full replay) per poll. A finished question's answer is its result.
+   */
+  String ANSWER_MEMO = "answer";
+
   @WorkflowMethod
   Answer answer(Question question);
 

@@ -269,7 +269,7 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
       return new QuestionStatus(
           workflowId,
           progress.stage(),
-          QueueProjection.shown(queued.positionAt(at)),
+          LaneSnapshot.shown(queued.positionAt(at)),
           (int) Math.ceil(queued.etaAt(at)),
           intent,
           answer);

@@ -11,13 +11,6 @@ import java.time.Duration;
 final class QueueProjection {
 
   /**
-   * At most this many ahead is reported as 0 ("you are next"): within the accuracy the position
-   * promises (max(2, 10 %) of those actually served first), and it lets a customer see 0 before the
-   * model call starts even though the last few positions pass within a fraction of a second.
-   */
-  static final long NEAR_FRONT = 2;
-
-  /**
    * Projects a little slower than the lane serves: the next snapshot then usually finds the
    * question further ahead than projected and is taken as it is, instead of being clamped to a
    * projection that ran ahead of reality (which would carry the error into every later position).
@@ -65,19 +58,15 @@ final class QueueProjection {
   }
 
   /**
-   * The next refresh: the usual interval, or earlier when about {@link #NEAR_FRONT} are left before
-   * it ends.
+   * The next refresh: the usual interval, or earlier when about {@link LaneSnapshot#NEAR_FRONT} are
+   * left before it ends.
    */
   static Duration untilNextRefresh(LaneSnapshot shown, Duration refresh) {
-    double toFront = (shown.position() - NEAR_FRONT) / Math.max(0.01, shown.ratePerSecond());
+    double toFront =
+        (shown.position() - LaneSnapshot.NEAR_FRONT) / Math.max(0.01, shown.ratePerSecond());
     return toFront > 1 && toFront < refresh.getSeconds()
         ? Duration.ofMillis((long) (toFront * 1000))
         : refresh;
-  }
-
-  /** The position a caller is told. */
-  static int shown(long position) {
-    return (int) (position <= NEAR_FRONT ? 0 : position);
   }
 
   private static LaneSnapshot conservative(LaneSnapshot s, double rate) {

@@ -246,6 +246,13 @@ class QuestionWorkflowTest {
     assertThat(ticketed.stage()).isEqualTo(Stage.TICKETED);
     assertThat(ticketed.answer().level()).isEqualTo(AnswerLevel.TICKET);
     assertThat(ticketed.answer().ticketId()).isEqualTo("T-ticket");
+    // what status reads take instead of a query while the ticket waits for a person
+    assertThat(
+            client
+                .newUntypedWorkflowStub("q-ticket")
+                .describe()
+                .getMemo(QuestionWorkflow.ANSWER_MEMO, Answer.class, Answer.class))
+        .isEqualTo(ticketed.answer());
     assertThat(activities.ticketRequests)
         .singleElement()
         .satisfies(t -> assertThat(t.reason()).contains("no FAQ match"));

@@ -67,7 +67,7 @@ class QueueProjectionTest {
 
   @Test
   void theLastFewPositionsAreShownAsNext() {
-    assertThat(QueueProjection.shown(2)).isZero();
-    assertThat(QueueProjection.shown(3)).isEqualTo(3);
+    assertThat(LaneSnapshot.shown(2)).isZero();
+    assertThat(LaneSnapshot.shown(3)).isEqualTo(3);
   }
 }

@@ -56,7 +56,10 @@ class GoldenHistoryReplayTest {
           "priority-lane-wait-before-fewer-upserts",
           "priority-complaint-before-fewer-upserts",
           "dead-letter-question-before-fewer-upserts",
-          "session-wait-before-fewer-upserts");
+          "session-wait-before-fewer-upserts",
+          // recorded before Outcome.TICKET_ANSWER_MEMO (version 1)
+          "ticket-staff-reply-before-ticket-memo",
+          "dead-letter-question-before-ticket-memo");
 
   static Stream<String> goldenPaths() {
     return PATHS.stream();

@@ -1,0 +1,197 @@
+package dev.questionflow.api.question;
+
+import dev.questionflow.activities.lane.LaneLedgerActivities;
+import dev.questionflow.api.config.CsProperties;
+import dev.questionflow.workflows.SearchAttributes;
+import dev.questionflow.workflows.lane.LaneEntry;
+import dev.questionflow.workflows.lane.LaneSnapshot;
+import dev.questionflow.workflows.question.Answer;
+import dev.questionflow.workflows.question.QuestionStatus;
+import dev.questionflow.workflows.question.QuestionWorkflow;
+import dev.questionflow.workflows.question.Stage;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.temporal.api.common.v1.Payloads;
+import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.api.enums.v1.HistoryEventFilterType;
+import io.temporal.api.workflowservice.v1.GetWorkflowExecutionHistoryRequest;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowExecutionDescription;
+import io.temporal.client.WorkflowNotFoundException;
+import io.temporal.client.WorkflowStub;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+
+/**
+ * A question's status from where a read is cheap, never from a workflow query: a query is a task
+ * for a worker (a full replay when the workflow left the cache), so a chat back end polling every
+ * second would cost a workflow task per poll, and hundreds of waiting questions would queue their
+ * polls behind the work itself. Instead:
+ *
+ * <ul>
+ *   <li>the workflow's description (history service, no worker): run status, the {@code Stage} and
+ *       {@code Intent} search attributes;
+ *   <li>waiting for a model: the position in the lane's ledger in Redis (the line the lane serves),
+ *       the ETA from the lane's rate, read fresh at every poll;
+ *   <li>handed over and waiting for a person: the answer in the workflow's memo;
+ *   <li>finished: the workflow's result (its close event).
+ * </ul>
+ *
+ * <p>Only a handed-over question started before the memo existed falls back to the query.
+ */
+@Component
+class StatusReads {
+
+  private static final Logger log = LoggerFactory.getLogger(StatusReads.class);
+
+  /** Where a status read found its figures ({@code cs_status_reads_total{source}}). */
+  enum Source {
+    DESCRIPTION,
+    LEDGER,
+    MEMO,
+    RESULT,
+    QUERY
+  }
+
+  private final WorkflowClient client;
+  private final LaneLedgerActivities lanes;
+  private final List<String> laneQueues;
+  private final Map<Source, Counter> reads = new EnumMap<>(Source.class);
+
+  StatusReads(
+      WorkflowClient client,
+      LaneLedgerActivities lanes,
+      CsProperties properties,
+      MeterRegistry meters) {
+    this.client = client;
+    this.lanes = lanes;
+    this.laneQueues =
+        properties.lanes() == null
+            ? List.of()
+            : properties.lanes().values().stream().map(CsProperties.Lane::taskQueue).toList();
+    for (Source source : Source.values()) {
+      reads.put(
+          source,
+          Counter.builder("cs_status_reads_total")
+              .description("Status reads by where their figures came from (query: a worker task)")
+              .tag("source", source.name().toLowerCase())
+              .register(meters));
+    }
+  }
+
+  QuestionStatus read(String workflowId) {
+    WorkflowStub stub = client.newUntypedWorkflowStub(workflowId);
+    WorkflowExecutionDescription description = describe(stub, workflowId);
+    var attributes = description.getTypedSearchAttributes();
+    String stageName = attributes.get(SearchAttributes.STAGE);
+    Stage stage = stageName == null ? Stage.RECEIVED : Stage.valueOf(stageName);
+    String intent = attributes.get(SearchAttributes.INTENT);
+    switch (description.getStatus()) {
+      case WORKFLOW_EXECUTION_STATUS_RUNNING:
+        break;
+      case WORKFLOW_EXECUTION_STATUS_COMPLETED:
+        count(Source.RESULT);
+        Answer answer = result(workflowId);
+        Stage closed = stage == Stage.TICKETED ? Stage.TICKETED : Stage.ANSWERED;
+        return new QuestionStatus(workflowId, closed, null, null, intent, answer);
+      default: // failed, terminated, timed out, cancelled
+        count(Source.DESCRIPTION);
+        return new QuestionStatus(workflowId, Stage.FAILED, null, null, intent, null);
+    }
+    if (stage == Stage.WAITING_IN_QUEUE) {
+      return waiting(workflowId, intent);
+    }
+    if (stage == Stage.TICKETED) {
+      Answer handedOver =
+          description.getMemo(QuestionWorkflow.ANSWER_MEMO, Answer.class, Answer.class);
+      if (handedOver != null) {
+        count(Source.MEMO);
+        return new QuestionStatus(workflowId, stage, null, null, intent, handedOver);
+      }
+      count(Source.QUERY); // handed over before the memo (Outcome.TICKET_ANSWER_MEMO)
+      return client.newWorkflowStub(QuestionWorkflow.class, workflowId).status(null);
+    }
+    count(Source.DESCRIPTION);
+    return new QuestionStatus(workflowId, stage, null, null, intent, null);
+  }
+
+  /**
+   * Its place in the lane it waits for; PROCESSING once it left every lane's line (its call
+   * started).
+   */
+  private QuestionStatus waiting(String workflowId, String intent) {
+    count(Source.LEDGER);
+    try {
+      for (String lane : laneQueues) {
+        // the priority key only matters when entering the line
+        LaneSnapshot snapshot = lanes.laneSnapshot(new LaneEntry(lane, workflowId, 0));
+        if (snapshot.waiting()) {
+          return new QuestionStatus(
+              workflowId,
+              Stage.WAITING_IN_QUEUE,
+              LaneSnapshot.shown(snapshot.position()),
+              (int) Math.ceil(snapshot.etaSeconds()),
+              intent,
+              null);
+        }
+      }
+      return new QuestionStatus(workflowId, Stage.PROCESSING, null, null, intent, null);
+    } catch (RuntimeException e) {
+      log.warn("lane ledger unavailable, status without a queue position: {}", e.toString());
+      return new QuestionStatus(workflowId, Stage.WAITING_IN_QUEUE, null, null, intent, null);
+    }
+  }
+
+  /**
+   * The finished workflow's result, from its close event alone (not {@code WorkflowStub.getResult},
+   * a long poll, which under the SDK's time-skipping test server also lets timers of other
+   * workflows fire).
+   */
+  private Answer result(String workflowId) {
+    var history =
+        client
+            .getWorkflowServiceStubs()
+            .blockingStub()
+            .getWorkflowExecutionHistory(
+                GetWorkflowExecutionHistoryRequest.newBuilder()
+                    .setNamespace(client.getOptions().getNamespace())
+                    .setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId))
+                    .setHistoryEventFilterType(
+                        HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT)
+                    .build())
+            .getHistory();
+    Payloads result =
+        history
+            .getEvents(history.getEventsCount() - 1)
+            .getWorkflowExecutionCompletedEventAttributes()
+            .getResult();
+    return client
+        .getOptions()
+        .getDataConverter()
+        .fromPayloads(0, Optional.of(result), Answer.class, Answer.class);
+  }
+
+  private static WorkflowExecutionDescription describe(WorkflowStub stub, String workflowId) {
+    try {
+      return stub.describe();
+    } catch (WorkflowNotFoundException e) {
+      throw new NotFoundException("no question with ID " + workflowId);
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+        throw new NotFoundException("no question with ID " + workflowId);
+      }
+      throw e;
+    }
+  }
+
+  private void count(Source source) {
+    reads.get(source).increment();
+  }
+}
