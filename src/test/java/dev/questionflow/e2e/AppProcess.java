@@ -114,12 +114,38 @@ final class AppProcess implements AutoCloseable {
     }
   }
 
+  /**
+   * The java launcher for apps and benchmark processes: {@code -Dapp.java=/path/to/bin/java} (a
+   * benchmark may compare JDKs), else this JVM's.
+   */
+  static String javaBinary() {
+    return System.getProperty(
+        "app.java", Path.of(System.getProperty("java.home"), "bin", "java").toString());
+  }
+
   private List<String> command(Path jar) {
     List<String> command = new java.util.ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add(javaBinary());
     command.addAll(jvmArgs);
     command.addAll(List.of("-jar", jar.toString()));
     return command;
+  }
+
+  /**
+   * The value of a metric series on {@code /actuator/prometheus}, e.g. {@code
+   * metric("cs_status_reads_total", "source=\"query\"")}: the first series of that name whose
+   * labels contain {@code label} (0 when there is none).
+   */
+  double metric(String name, String label) throws Exception {
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile(
+                "(?m)^"
+                    + java.util.regex.Pattern.quote(name)
+                    + "\\{[^}]*"
+                    + java.util.regex.Pattern.quote(label)
+                    + "[^}]*} ([0-9.eE+-]+)$")
+            .matcher(get("/actuator/prometheus").body());
+    return m.find() ? Double.parseDouble(m.group(1)) : 0;
   }
 
   /** The app's process ID (for CPU and JIT figures). */

@@ -31,6 +31,34 @@ final class ProcessStats {
     }
   }
 
+  /**
+   * CPU milliseconds the JVM's JIT compiler threads ("C1 CompilerThre", "C2 CompilerThre") have
+   * used so far: the share of a fresh instance's CPU that warming up costs.
+   */
+  static double compilerCpuMillis(long pid) {
+    try (var tasks = Files.list(Path.of("/proc", String.valueOf(pid), "task"))) {
+      return tasks
+          .mapToDouble(
+              task -> {
+                try {
+                  String stat = Files.readString(task.resolve("stat"));
+                  String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+                  if (!name.contains("Compiler")) {
+                    return 0;
+                  }
+                  String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                  return (Long.parseLong(fields[11]) + Long.parseLong(fields[12]))
+                      * MILLIS_PER_TICK;
+                } catch (IOException gone) {
+                  return 0; // a thread that ended meanwhile
+                }
+              })
+          .sum();
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot list /proc/" + pid + "/task", e);
+    }
+  }
+
   /** The process whose command line contains {@code fragment} (e.g. the Temporal dev server). */
   static OptionalLong find(String fragment) {
     try (var procs = Files.list(Path.of("/proc"))) {
