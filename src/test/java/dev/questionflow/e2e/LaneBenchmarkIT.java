@@ -32,6 +32,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.assertj.core.api.SoftAssertions;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -47,14 +48,14 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  *   <li><b>VIP burst</b>: 140 standard questions, then 10 VIP, into a lane of 5 calls/s (the
  *       model's bucket 5/s, burst 5): for each VIP, how many model calls arrived at the model
  *       between its acceptance (202) and its own call (target: every one at most 20);
- *   <li><b>accuracy</b>: a backlog of {@code bench.lanes.backlog} (default 500, so that about 300
- *       wait at once) single-priority questions; every 10th is polled about once a second on the
- *       instance that accepted it while it waits, every read timed. A sample's position is right
- *       when it is within max(2, 10 %) of the questions whose call reached the model after the
- *       sample and before its own (target: 90 % of samples), its ETA when within 25 % of the time
- *       from the sample to its answer (the call's arrival plus the model's latency; target: 80 %);
- *       status reads p99 under 100 ms; and none of them a workflow query ({@code
- *       cs_status_reads_total{source="query"}} = 0).
+ *   <li><b>accuracy</b>: a backlog of {@code bench.lanes.backlog} (default 520, so that about 300
+ *       wait at once; the longest wait for the model raised from 60 to 180 s) single-priority
+ *       questions; every 10th is polled about once a second on the instance that accepted it while
+ *       it waits, every read timed. A sample's position is right when it is within max(2, 10 %) of
+ *       the questions whose call reached the model after the sample and before its own (target: 90
+ *       % of samples), its ETA when within 25 % of the time from the sample to its answer (the
+ *       call's arrival plus the model's latency; target: 80 %); status reads p99 under 100 ms; and
+ *       none of them a workflow query ({@code cs_status_reads_total{source="query"}} = 0).
  * </ol>
  *
  * <p>Also the model's most calls in any 1 s window and the 429s it sent (the lane keeps it inside
@@ -75,11 +76,13 @@ class LaneBenchmarkIT {
   /** The app's default per-instance concurrency of the primary lane. */
   private static final int MAX_CONCURRENT = 5;
 
+  private static final Duration MAX_WAIT = Duration.ofSeconds(180);
+
   private static final int WARM_UP = 30;
   private static final int STANDARD = 140;
   private static final int VIPS = 10;
   private static final int VIP_TARGET = 20;
-  private static final int BACKLOG = Integer.getInteger("bench.lanes.backlog", 500);
+  private static final int BACKLOG = Integer.getInteger("bench.lanes.backlog", 520);
   private static final int SAMPLE_EVERY = 10;
   private static final Duration POLL = Duration.ofSeconds(1);
 
@@ -110,6 +113,9 @@ class LaneBenchmarkIT {
         FlowControlIT.laneEnv(taskQueue, model.baseUrl(), RATE, MAX_CONCURRENT);
     // a back end that may assert the VIP tier (a caller key without it gets 403 for tier VIP)
     env.put("CALLER_API_KEYS", "e2e-backend:" + AppProcess.CALLER_KEY + ":VIP");
+    // at 5 calls/s the 300th waits 60 s, the SPEC's longest wait for a model worker, after which a
+    // question gives up on the model: raised here so the backlog the promise speaks of can form
+    env.put("CS_ACTIVITIES_GENERATION_SCHEDULETOSTARTTIMEOUT", MAX_WAIT.toSeconds() + "s");
     // both at once: each start is mostly the JVM's own class loading and JIT
     CompletableFuture<AppProcess> one = starting("bench-lanes-1", env);
     CompletableFuture<AppProcess> two = starting("bench-lanes-2", env);
@@ -202,10 +208,15 @@ class LaneBenchmarkIT {
 
   /** Until every question of {@code tag} had its call answered, then until the lane is idle. */
   private static List<ModelCall> awaitServed(String tag, int count, Duration atMost) {
-    await()
-        .atMost(atMost)
-        .pollInterval(Duration.ofSeconds(1))
-        .until(() -> answeredCalls(model.calls(), tag).size() >= count);
+    try {
+      await()
+          .atMost(atMost)
+          .pollInterval(Duration.ofSeconds(1))
+          .until(() -> answeredCalls(model.calls(), tag).size() >= count);
+    } catch (ConditionTimeoutException e) {
+      // the figures are still reported, over the questions served; the unserved are counted
+      System.out.printf("[lanes] %s: not every question reached the model in %s%n", tag, atMost);
+    }
     awaitIdleLane();
     try {
       return model.calls();
@@ -252,6 +263,11 @@ class LaneBenchmarkIT {
     long lastVip = 0;
     for (int n = STANDARD; n < STANDARD + VIPS; n++) {
       ModelCall own = served.get(n);
+      if (own == null) {
+        before.add(Integer.MAX_VALUE); // never reached the model: fails the target
+        seconds.add(null);
+        continue;
+      }
       long accepted = asked.get(n).acceptedMicros();
       lastVip = Math.max(lastVip, own.sequence());
       seconds.add(round((own.epochMicros() - accepted) / 1e6));
@@ -298,6 +314,8 @@ class LaneBenchmarkIT {
       int sampledQuestions,
       int readCount,
       int samples,
+      int samplesOfQuestionsNeverServed,
+      int questionsServed,
       double positionsOkPercent,
       double meanPositionMinusServed,
       int positionsAbove,
@@ -378,8 +396,12 @@ class LaneBenchmarkIT {
     pool.shutdown();
     List<ModelCall> calls =
         awaitServed(tag, BACKLOG, Duration.ofSeconds((long) (BACKLOG / RATE) + 120));
-    CompletableFuture.allOf(done.values().toArray(CompletableFuture[]::new))
-        .get(60, TimeUnit.SECONDS);
+    try {
+      CompletableFuture.allOf(done.values().toArray(CompletableFuture[]::new))
+          .get(60, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+      System.out.printf("[lanes] not every sampled question was polled to its end: %s%n", e);
+    }
     pollers.shutdownNow();
 
     Path readLog = Infra.workDir().resolve("lane-benchmark-reads.tsv");
@@ -387,6 +409,7 @@ class LaneBenchmarkIT {
     long[] callTimes =
         served.values().stream().mapToLong(ModelCall::epochMicros).sorted().toArray();
     int samples = 0;
+    int unserved = 0;
     int positionsOk = 0;
     int above = 0;
     int below = 0;
@@ -435,6 +458,10 @@ class LaneBenchmarkIT {
         continue;
       }
       ModelCall own = served.get(r.n());
+      if (own == null) {
+        unserved++;
+        continue;
+      }
       // served in between: answered calls of this run after the sample, before its own (first) call
       long between = countBetween(callTimes, r.atMicros(), own.epochMicros());
       samples++;
@@ -468,6 +495,8 @@ class LaneBenchmarkIT {
         done.size(),
         all.size(),
         samples,
+        unserved,
+        served.size(),
         percent(positionsOk, samples),
         samples == 0 ? 0 : round((double) signed / samples),
         above,
@@ -631,6 +660,7 @@ class LaneBenchmarkIT {
     report.put("modelTokenBucket", Map.of("rate", RATE, "burst", BURST));
     report.put("modelLatencyMs", LATENCY_MS);
     report.put("maxConcurrentPerInstance", MAX_CONCURRENT);
+    report.put("maxWaitForTheModelSeconds", MAX_WAIT.toSeconds());
     report.put("vipBurst", vip);
     report.put("accuracy", accuracy);
     report.put("statusReadsBySource", sources);
@@ -656,6 +686,10 @@ class LaneBenchmarkIT {
         .as("status read p99 ms while the backlog waits")
         .isLessThan(100.0);
     softly
+        .assertThat(accuracy.questionsServed())
+        .as("questions of the backlog that reached the model")
+        .isEqualTo(accuracy.questions());
+    softly
         .assertThat(accuracy.peakWaiting())
         .as("questions waiting at the peak")
         .isGreaterThanOrEqualTo(300);
@@ -672,8 +706,8 @@ class LaneBenchmarkIT {
     out.append(
         String.format(
             "lanes: 2 app instances, lane %.0f/s, model token bucket %.0f/s burst %d, latency %d ms,"
-                + " %d concurrent calls per instance%n",
-            RATE, RATE, BURST, LATENCY_MS, MAX_CONCURRENT));
+                + " %d concurrent calls per instance, a question waits up to %d s for the model%n",
+            RATE, RATE, BURST, LATENCY_MS, MAX_CONCURRENT, MAX_WAIT.toSeconds()));
     out.append(
         String.format(
             "VIP burst (%d standard, then %d VIP; submitted in %.1f s):%n",
@@ -691,9 +725,14 @@ class LaneBenchmarkIT {
             vip.standardServedAfterTheLastVip(), vip.standard()));
     out.append(
         String.format(
-            "accuracy (%d questions, peak %d waiting; %d samples with a position of %d questions,"
-                + " %d reads):%n",
-            a.questions(), a.peakWaiting(), a.samples(), a.sampledQuestions(), a.readCount()));
+            "accuracy (%d questions, %d reached the model, peak %d waiting; %d samples with a"
+                + " position of %d questions, %d reads):%n",
+            a.questions(),
+            a.questionsServed(),
+            a.peakWaiting(),
+            a.samples(),
+            a.sampledQuestions(),
+            a.readCount()));
     out.append(
         String.format(
             "  positions within max(2, 10 %%)   %5.1f %% (target >= 90 %%)  mean position - served"
