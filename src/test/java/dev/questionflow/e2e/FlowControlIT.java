@@ -77,9 +77,15 @@ class FlowControlIT {
    */
   static Map<String, String> laneEnv(
       String taskQueue, FakeModelServer model, double rate, int maxConcurrent) {
+    return laneEnv(taskQueue, model.baseUrl(), rate, maxConcurrent);
+  }
+
+  /** The same for a model at {@code baseUrl} (a fake model in a process of its own). */
+  static Map<String, String> laneEnv(
+      String taskQueue, String baseUrl, double rate, int maxConcurrent) {
     Map<String, String> env = new HashMap<>();
     env.put("TASK_QUEUE", taskQueue);
-    env.put("LLM_BASE_URL", model.baseUrl());
+    env.put("LLM_BASE_URL", baseUrl);
     env.put("LLM_MODEL", "fake-qwen");
     env.put("LANE_PRIMARY_RATE", String.valueOf((int) rate));
     env.put("LANE_PRIMARY_MAX_CONCURRENT", String.valueOf(maxConcurrent));

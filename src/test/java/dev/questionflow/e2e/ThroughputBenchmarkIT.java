@@ -1,7 +1,6 @@
 package dev.questionflow.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -10,7 +9,6 @@ import io.temporal.api.enums.v1.EventType;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -160,9 +158,10 @@ class ThroughputBenchmarkIT {
   }
 
   private Phase rag(WorkflowClient client, long server, List<String> texts) throws Exception {
-    try (Fake model = Fake.start()) {
+    try (JavaProcesses.FakeModel model =
+        JavaProcesses.FakeModel.start("bench-fake-model", "--latency-ms", "0")) {
       Map<String, String> env = new HashMap<>();
-      env.put("LLM_BASE_URL", model.baseUrl);
+      env.put("LLM_BASE_URL", model.baseUrl());
       env.put("LLM_MODEL", "fake-instant");
       env.put("LLM_API_KEY", "bench");
       env.put("LANE_PRIMARY_RATE", "1000");
@@ -174,7 +173,7 @@ class ThroughputBenchmarkIT {
   private Phase bare(WorkflowClient client, long server, List<String> texts) throws Exception {
     String queue = Infra.uniqueTaskQueue("bare");
     Process worker =
-        startJava(
+        JavaProcesses.start(
             "bench-bare-worker",
             "bare worker polling",
             LAUNCH,
@@ -544,73 +543,5 @@ class ThroughputBenchmarkIT {
     }
     Collections.shuffle(texts, new java.util.Random(42));
     return texts;
-  }
-
-  /**
-   * {@code mainClass} of this test class path in a JVM of its own (output in {@code <name>.log} of
-   * the work directory, {@code PAYLOAD_KEYS} as the apps get it), once it printed {@code ready}.
-   */
-  private static Process startJava(
-      String name, String ready, List<String> jvm, String mainClass, String... args)
-      throws IOException {
-    Path log = Infra.workDir().resolve(name + ".log");
-    List<String> command = new ArrayList<>();
-    command.add(AppProcess.javaBinary());
-    command.addAll(jvm);
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass));
-    command.addAll(List.of(args));
-    ProcessBuilder builder =
-        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
-    builder.environment().put("PAYLOAD_KEYS", Infra.payloadKeys());
-    Process process = builder.start();
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .pollInterval(Duration.ofMillis(100))
-        .until(
-            () -> {
-              if (!process.isAlive()) {
-                throw new IllegalStateException(name + " exited: " + Files.readString(log));
-              }
-              return Files.readString(log).contains(ready);
-            });
-    return process;
-  }
-
-  /** The instant fake model, as a process of its own (its CPU is not the app's or this JVM's). */
-  private static final class Fake implements AutoCloseable {
-    final Process process;
-    final String baseUrl;
-
-    private Fake(Process process, String baseUrl) {
-      this.process = process;
-      this.baseUrl = baseUrl;
-    }
-
-    static Fake start() throws Exception {
-      int port;
-      try (ServerSocket socket = new ServerSocket(0)) {
-        port = socket.getLocalPort();
-      }
-      String ready = "LLM_BASE_URL=";
-      Process process =
-          startJava(
-              "bench-fake-model",
-              ready,
-              List.of(),
-              "dev.questionflow.activities.fakemodel.FakeModelServer",
-              "--port",
-              String.valueOf(port),
-              "--latency-ms",
-              "0");
-      String printed = Files.readString(Infra.workDir().resolve("bench-fake-model.log"));
-      int at = printed.indexOf(ready) + ready.length();
-      return new Fake(process, printed.substring(at, printed.indexOf('\n', at)).trim());
-    }
-
-    @Override
-    public void close() throws InterruptedException {
-      process.destroy();
-      process.waitFor(10, TimeUnit.SECONDS);
-    }
   }
 }

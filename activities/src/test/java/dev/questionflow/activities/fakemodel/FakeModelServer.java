@@ -406,6 +406,10 @@ public final class FakeModelServer implements AutoCloseable {
    *   <li>the {@link #quota(int, Duration) quota}: a call is admitted when fewer than {@code
    *       permits} admitted calls arrived in the preceding {@code window}; otherwise it gets {@link
    *       Reply#rateLimited(long)} at once;
+   *   <li>the {@link #tokenBucket(double, double) token bucket}, as providers meter requests: a
+   *       call is admitted when the bucket holds a whole token (it refills continuously at {@code
+   *       rate} per second up to {@code burst}); otherwise it gets {@link Reply#rateLimited(long)}
+   *       at once;
    *   <li>every admitted call draws exactly one {@code nextDouble()} from {@code new
    *       SplittableRandom(seed)}; the faults are tried in the order added, each taking its
    *       probability off [0, 1) (so the i-th admitted call gets the first fault whose cumulative
@@ -432,6 +436,11 @@ public final class FakeModelServer implements AutoCloseable {
     private int permits = -1;
     private long windowNanos;
     private long retryAfterSeconds = -1;
+    private double bucketRate = -1;
+    private double bucketBurst;
+    private double tokens;
+    private long refilledAtNanos;
+    private boolean bucketStarted;
     private volatile Reply outage;
 
     private Faults(long seed) {
@@ -520,6 +529,29 @@ public final class FakeModelServer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * A provider-style token bucket: it starts full with {@code burst} tokens and refills
+     * continuously at {@code rate} tokens per second up to {@code burst}; an admitted call takes
+     * one, a call finding less than one gets 429 with a {@code Retry-After} of the whole seconds
+     * until a token is back (at least 1) or the fixed one of {@link #quota(int, Duration, long)}.
+     * Unlike {@link #quota(int, Duration)} it lets a burst through at once after a quiet spell.
+     */
+    public synchronized Faults tokenBucket(double rate, double burst) {
+      if (rate <= 0 || burst < 1) {
+        throw new IllegalArgumentException("token bucket " + rate + ":" + burst);
+      }
+      this.bucketRate = rate;
+      this.bucketBurst = burst;
+      this.bucketStarted = false;
+      return this;
+    }
+
+    /** As {@link #tokenBucket(double, double)} with a fixed {@code Retry-After} (seconds). */
+    public synchronized Faults tokenBucket(double rate, double burst, long retryAfterSeconds) {
+      this.retryAfterSeconds = retryAfterSeconds;
+      return tokenBucket(rate, burst);
+    }
+
     /** The reply for calls no fault picked (default: a text answer naming the question). */
     public synchronized Faults otherwise(Function<Call, Reply> base) {
       this.otherwise = Objects.requireNonNull(base);
@@ -562,6 +594,12 @@ public final class FakeModelServer implements AutoCloseable {
         }
         admitted.addLast(now);
       }
+      if (bucketRate > 0) {
+        Reply refused = takeToken(call.receivedNanos());
+        if (refused != null) {
+          return refused;
+        }
+      }
       double draw = faultRandom.nextDouble();
       Reply reply = null;
       double cumulative = 0;
@@ -582,6 +620,31 @@ public final class FakeModelServer implements AutoCloseable {
       return extra.isZero() ? reply : reply.after(reply.delay().plus(extra));
     }
 
+    /** One token from the bucket (null), or the 429 for a call that found none. */
+    private Reply takeToken(long now) {
+      if (!bucketStarted) {
+        tokens = bucketBurst;
+        refilledAtNanos = now;
+        bucketStarted = true;
+      }
+      // calls are decided in arrival order, but a clock may repeat a reading: never refill
+      // backwards
+      long elapsed = Math.max(0, now - refilledAtNanos);
+      tokens = Math.min(bucketBurst, tokens + elapsed / 1e9 * bucketRate);
+      refilledAtNanos = Math.max(refilledAtNanos, now);
+      if (tokens >= 1) {
+        tokens -= 1;
+        return null;
+      }
+      long seconds = retryAfterSeconds;
+      if (seconds < 0) {
+        seconds = Math.max(1, (long) Math.ceil((1 - tokens) / bucketRate));
+      }
+      return Reply.rateLimited(seconds)
+          .withHeader("x-ratelimit-limit-requests", Long.toString(Math.round(bucketBurst)))
+          .withHeader("x-ratelimit-remaining-requests", "0");
+    }
+
     /**
      * The canned reply for an error status: 429/401/400 as OpenAI words them, others "scripted
      * failure".
@@ -596,6 +659,14 @@ public final class FakeModelServer implements AutoCloseable {
   }
 
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * The call log for other processes ({@code GET}, outside the OpenAI paths): a JSON array of
+   * {@code {sequence, epochMicros, delayMillis, status, userMessage}} in arrival order, so a
+   * benchmark can line the calls up with its own wall-clock readings when the fake runs in a JVM of
+   * its own. {@code ?from=N} returns the calls from sequence N on.
+   */
+  public static final String CALL_LOG_PATH = "/_calls";
 
   static {
     // the JDK server writes headers and body separately; without TCP_NODELAY each reply waits ~40
@@ -640,6 +711,7 @@ public final class FakeModelServer implements AutoCloseable {
               });
       FakeModelServer fake = new FakeModelServer(http, executor);
       http.createContext("/v1/chat/completions", fake::handleChat);
+      http.createContext(CALL_LOG_PATH, fake::handleCallLog);
       http.setExecutor(executor);
       http.start();
       return fake;
@@ -807,6 +879,33 @@ public final class FakeModelServer implements AutoCloseable {
     }
   }
 
+  private void handleCallLog(HttpExchange exchange) throws IOException {
+    try (exchange) {
+      if (!"GET".equals(exchange.getRequestMethod())) {
+        send(exchange, 405, error("method not allowed"));
+        return;
+      }
+      String query = exchange.getRequestURI().getQuery();
+      long from =
+          query != null && query.startsWith("from=") ? Long.parseLong(query.substring(5)) : 0;
+      var array = JSON.createArrayNode();
+      for (Served s : served) {
+        if (s.sequence() < from) {
+          continue;
+        }
+        Instant at = s.receivedAt();
+        array
+            .addObject()
+            .put("sequence", s.sequence())
+            .put("epochMicros", at.getEpochSecond() * 1_000_000 + at.getNano() / 1000)
+            .put("delayMillis", s.delay().toMillis())
+            .put("status", s.status())
+            .put("userMessage", s.call().userMessage());
+      }
+      send(exchange, 200, JSON.writeValueAsString(array));
+    }
+  }
+
   /**
    * The customer's words inside the prompt's customer fence ({@link PromptFences#customer}), as the
    * model reads them; a message without the fence as it is. The request body keeps the message as
@@ -886,7 +985,9 @@ public final class FakeModelServer implements AutoCloseable {
    * --seed S}, {@code --latency-ms N} or {@code --latency-ms MIN-MAX} (uniform) or {@code
    * --latency-ms P50:P99} (log-normal), {@code --error-rate P} or {@code --error-rate P:STATUS}
    * (default status 500, repeatable), {@code --hang-rate P}, {@code --quota N} (calls per second,
-   * 429 above) and {@code --retry-after S}.
+   * 429 above), {@code --token-bucket RATE:BURST} (a provider's token bucket, 429 when empty, see
+   * {@link Faults#tokenBucket(double, double)}) and {@code --retry-after S}. The calls received are
+   * at {@code GET /_calls} ({@link #CALL_LOG_PATH}).
    */
   public static void main(String[] args) throws InterruptedException {
     int port = 0;
@@ -896,6 +997,8 @@ public final class FakeModelServer implements AutoCloseable {
     Map<Integer, Double> errors = new LinkedHashMap<>();
     double hangRate = 0;
     int quota = -1;
+    double bucketRate = -1;
+    double bucketBurst = 0;
     long retryAfter = -1;
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
@@ -920,12 +1023,17 @@ public final class FakeModelServer implements AutoCloseable {
         }
         case "--hang-rate" -> hangRate = Double.parseDouble(value);
         case "--quota" -> quota = Integer.parseInt(value);
+        case "--token-bucket" -> {
+          String[] parts = value.split(":");
+          bucketRate = Double.parseDouble(parts[0]);
+          bucketBurst = parts.length > 1 ? Double.parseDouble(parts[1]) : Math.max(1, bucketRate);
+        }
         case "--retry-after" -> retryAfter = Long.parseLong(value);
         default -> throw new IllegalArgumentException("unknown flag " + arg);
       }
     }
     FakeModelServer fake = start(port);
-    if (latency != null || !errors.isEmpty() || hangRate > 0 || quota >= 0) {
+    if (latency != null || !errors.isEmpty() || hangRate > 0 || quota >= 0 || bucketRate > 0) {
       faults = Faults.seeded(seed).errors(errors);
       if (hangRate > 0) {
         faults.hangs(hangRate);
@@ -935,6 +1043,9 @@ public final class FakeModelServer implements AutoCloseable {
       }
       if (quota >= 0) {
         faults.quota(quota, Duration.ofSeconds(1), retryAfter);
+      }
+      if (bucketRate > 0) {
+        faults.tokenBucket(bucketRate, bucketBurst, retryAfter);
       }
       fake.script(faults);
     }

@@ -202,6 +202,89 @@ class FakeModelServerTest {
   }
 
   @Test
+  void theTokenBucketLetsABurstThroughThenRefillsContinuouslyUpToTheBurst() throws Exception {
+    AtomicLong clock = new AtomicLong();
+    fake.clock(clock::get);
+    fake.script(Faults.seeded(1).tokenBucket(5, 5));
+
+    for (int i = 0; i < 5; i++) {
+      assertThat(post("burst " + i).statusCode()).isEqualTo(200);
+    }
+    HttpResponse<String> refused = post("empty");
+    assertThat(refused.statusCode()).isEqualTo(429);
+    assertThat(refused.headers().firstValue("Retry-After")).hasValue("1");
+    assertThat(refused.body()).contains("rate_limit_exceeded");
+
+    clock.set(199_000_000L); // 0.995 of a token back: still none
+    assertThat(post("too early").statusCode()).isEqualTo(429);
+    clock.set(200_000_000L); // one token at 5/s
+    assertThat(post("refilled").statusCode()).isEqualTo(200);
+    assertThat(post("again empty").statusCode()).isEqualTo(429);
+
+    clock.set(60_000_000_000L); // a quiet minute refills to the burst, no further
+    List<Integer> afterQuiet = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      afterQuiet.add(post("after quiet " + i).statusCode());
+    }
+    assertThat(afterQuiet).containsExactly(200, 200, 200, 200, 200, 429);
+  }
+
+  @Test
+  void aTokenBucketAtItsRateNeverRefusesAndAFixedRetryAfterIsSent() throws Exception {
+    AtomicLong clock = new AtomicLong();
+    fake.clock(clock::get);
+    fake.script(Faults.seeded(1).tokenBucket(10, 1, 3));
+
+    for (int i = 0; i < 20; i++) {
+      clock.set(i * 100_000_000L); // exactly 10/s
+      assertThat(post("paced " + i).statusCode()).isEqualTo(200);
+    }
+    clock.set(1_950_000_000L); // half a token since the last call
+    HttpResponse<String> refused = post("early");
+    assertThat(refused.statusCode()).isEqualTo(429);
+    assertThat(refused.headers().firstValue("Retry-After")).hasValue("3");
+  }
+
+  @Test
+  void theCallLogIsReadableOverHttpWithWallClockTimesAndStatuses() throws Exception {
+    fake.script(Faults.seeded(1).tokenBucket(1, 1).latency(Latency.fixed(Duration.ofMillis(20))));
+    long before = System.currentTimeMillis();
+    assertThat(post("first").statusCode()).isEqualTo(200);
+    assertThat(post("second").statusCode()).isEqualTo(429);
+    long after = System.currentTimeMillis();
+
+    JsonNode log = JSON.readTree(get(FakeModelServer.CALL_LOG_PATH));
+    assertThat(log).hasSize(2);
+    assertThat(log.get(0).path("sequence").asLong()).isEqualTo(1);
+    assertThat(log.get(0).path("userMessage").asText()).isEqualTo("first");
+    assertThat(log.get(0).path("status").asInt()).isEqualTo(200);
+    assertThat(log.get(0).path("delayMillis").asLong()).isEqualTo(20);
+    assertThat(log.get(1).path("userMessage").asText()).isEqualTo("second");
+    assertThat(log.get(1).path("status").asInt()).isEqualTo(429);
+    for (JsonNode call : log) {
+      assertThat(call.path("epochMicros").asLong() / 1000).isBetween(before, after);
+    }
+    assertThat(log.get(1).path("epochMicros").asLong())
+        .isGreaterThanOrEqualTo(log.get(0).path("epochMicros").asLong());
+
+    JsonNode fromSecond = JSON.readTree(get(FakeModelServer.CALL_LOG_PATH + "?from=2"));
+    assertThat(fromSecond).hasSize(1);
+    assertThat(fromSecond.get(0).path("userMessage").asText()).isEqualTo("second");
+    // not a chat call: the log itself is not recorded
+    assertThat(fake.calls()).hasSize(2);
+  }
+
+  private String get(String path) throws Exception {
+    String root = fake.baseUrl().substring(0, fake.baseUrl().length() - "/v1".length());
+    HttpResponse<String> response =
+        http.send(
+            HttpRequest.newBuilder(URI.create(root + path)).GET().build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(response.statusCode()).isEqualTo(200);
+    return response.body();
+  }
+
+  @Test
   void theQuotaHoldsInEverySlidingWindowUnderConcurrentRealTimeLoad() throws Exception {
     int permits = 5;
     Duration window = Duration.ofSeconds(1);
