@@ -44,6 +44,15 @@ public class LaneLedgerActivities implements LaneActivities {
     return snapshot(entry.lane(), ledger.position(entry.lane(), entry.workflowId()));
   }
 
+  /**
+   * The question's snapshot if it waits for this lane, else null: one ledger lookup for a question
+   * that does not wait (the status reads ask each lane).
+   */
+  public LaneSnapshot snapshotIfWaiting(String lane, String workflowId) {
+    long position = ledger.position(lane, workflowId);
+    return position < 0 ? null : snapshot(lane, position);
+  }
+
   private LaneSnapshot snapshot(String lane, long position) {
     double limit = Math.max(0.01, ledger.rate(lane, configuredRates.getOrDefault(lane, 1.0)));
     double rate = position > 0 ? serviceRate(lane, limit) : limit;

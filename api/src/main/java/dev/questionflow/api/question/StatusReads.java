@@ -3,7 +3,6 @@ package dev.questionflow.api.question;
 import dev.questionflow.activities.lane.LaneLedgerActivities;
 import dev.questionflow.api.config.CsProperties;
 import dev.questionflow.workflows.SearchAttributes;
-import dev.questionflow.workflows.lane.LaneEntry;
 import dev.questionflow.workflows.lane.LaneSnapshot;
 import dev.questionflow.workflows.question.Answer;
 import dev.questionflow.workflows.question.QuestionStatus;
@@ -21,7 +20,9 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionDescription;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowStub;
+import java.util.Collections;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -39,7 +40,8 @@ import org.springframework.stereotype.Component;
  *   <li>the workflow's description (history service, no worker): run status, the {@code Stage} and
  *       {@code Intent} search attributes;
  *   <li>waiting for a model: the position in the lane's ledger in Redis (the line the lane serves),
- *       the ETA from the lane's rate, read fresh at every poll;
+ *       the ETA from the lane's rate, read fresh at every poll and from Redis alone (the intent is
+ *       kept from the question's first description);
  *   <li>handed over and waiting for a person: the answer in the workflow's memo;
  *   <li>finished: the workflow's result (its close event).
  * </ul>
@@ -65,6 +67,19 @@ class StatusReads {
   private final List<String> laneQueues;
   private final Map<Source, Counter> reads = new EnumMap<>(Source.class);
 
+  /**
+   * The intent of recently read questions (it never changes once set), so a waiting question's
+   * polls need no description. A small LRU map: the one cache of the app, not worth a library.
+   */
+  private final Map<String, String> intents =
+      Collections.synchronizedMap(
+          new LinkedHashMap<>(256, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+              return size() > 10_000;
+            }
+          });
+
   StatusReads(
       WorkflowClient client,
       LaneLedgerActivities lanes,
@@ -87,12 +102,21 @@ class StatusReads {
   }
 
   QuestionStatus read(String workflowId) {
+    // a waiting question is read from Redis alone: the line is there, and the Temporal server is
+    // busiest exactly when hundreds wait
+    QuestionStatus waiting = waitingInLane(workflowId);
+    if (waiting != null) {
+      return waiting;
+    }
     WorkflowStub stub = client.newUntypedWorkflowStub(workflowId);
     WorkflowExecutionDescription description = describe(stub, workflowId);
     var attributes = description.getTypedSearchAttributes();
     String stageName = attributes.get(SearchAttributes.STAGE);
     Stage stage = stageName == null ? Stage.RECEIVED : Stage.valueOf(stageName);
     String intent = attributes.get(SearchAttributes.INTENT);
+    if (intent != null) {
+      intents.put(workflowId, intent);
+    }
     switch (description.getStatus()) {
       case WORKFLOW_EXECUTION_STATUS_RUNNING:
         break;
@@ -105,9 +129,6 @@ class StatusReads {
         count(Source.DESCRIPTION);
         return new QuestionStatus(workflowId, Stage.FAILED, null, null, intent, null);
     }
-    if (stage == Stage.WAITING_IN_QUEUE) {
-      return waiting(workflowId, intent);
-    }
     if (stage == Stage.TICKETED) {
       Answer handedOver =
           description.getMemo(QuestionWorkflow.ANSWER_MEMO, Answer.class, Answer.class);
@@ -119,34 +140,56 @@ class StatusReads {
       return client.newWorkflowStub(QuestionWorkflow.class, workflowId).status(null);
     }
     count(Source.DESCRIPTION);
-    return new QuestionStatus(workflowId, stage, null, null, intent, null);
+    // still marked waiting but in no lane's line: its call started
+    return new QuestionStatus(
+        workflowId,
+        stage == Stage.WAITING_IN_QUEUE ? Stage.PROCESSING : stage,
+        null,
+        null,
+        intent,
+        null);
   }
 
   /**
-   * Its place in the lane it waits for; PROCESSING once it left every lane's line (its call
-   * started).
+   * Its place in the lane it waits for, or null when it waits in none. The intent comes from the
+   * question's last description (one per question while it waits: a waiting question has one).
    */
-  private QuestionStatus waiting(String workflowId, String intent) {
-    count(Source.LEDGER);
+  private QuestionStatus waitingInLane(String workflowId) {
     try {
       for (String lane : laneQueues) {
-        // the priority key only matters when entering the line
-        LaneSnapshot snapshot = lanes.laneSnapshot(new LaneEntry(lane, workflowId, 0));
-        if (snapshot.waiting()) {
+        LaneSnapshot snapshot = lanes.snapshotIfWaiting(lane, workflowId);
+        if (snapshot != null) {
+          count(Source.LEDGER);
           return new QuestionStatus(
               workflowId,
               Stage.WAITING_IN_QUEUE,
               LaneSnapshot.shown(snapshot.position()),
               (int) Math.ceil(snapshot.etaSeconds()),
-              intent,
+              intentOf(workflowId),
               null);
         }
       }
-      return new QuestionStatus(workflowId, Stage.PROCESSING, null, null, intent, null);
+      return null;
     } catch (RuntimeException e) {
-      log.warn("lane ledger unavailable, status without a queue position: {}", e.toString());
-      return new QuestionStatus(workflowId, Stage.WAITING_IN_QUEUE, null, null, intent, null);
+      log.warn("lane ledger unavailable, reading the status from Temporal: {}", e.toString());
+      return null;
     }
+  }
+
+  private String intentOf(String workflowId) {
+    String intent = intents.get(workflowId);
+    if (intent == null) {
+      intent =
+          client
+              .newUntypedWorkflowStub(workflowId)
+              .describe()
+              .getTypedSearchAttributes()
+              .get(SearchAttributes.INTENT);
+      if (intent != null) {
+        intents.put(workflowId, intent);
+      }
+    }
+    return intent;
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.questionflow.workflows.question;
 
 import dev.questionflow.workflows.deadletter.DeadLetter;
 import dev.questionflow.workflows.deadletter.DeadLetterTicketWorkflow;
+import dev.questionflow.workflows.lane.Priorities;
 import dev.questionflow.workflows.retrieval.FaqHit;
 import dev.questionflow.workflows.retrieval.RetrievalResult;
 import dev.questionflow.workflows.ticket.TicketActivities;
@@ -10,6 +11,7 @@ import dev.questionflow.workflows.ticket.TicketRequest;
 import dev.questionflow.workflows.ticket.TicketUndelivered;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.api.enums.v1.ParentClosePolicy;
+import io.temporal.common.Priority;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ChildWorkflowFailure;
 import io.temporal.workflow.Async;
@@ -32,6 +34,13 @@ final class Handover {
 
   private final TicketActivities tickets = Workflow.newActivityStub(TicketActivities.class);
   private String ticketId;
+
+  /**
+   * The ticket steps' Temporal priority key: the question's priority as it is at the handover (a
+   * complaint's raised one), not the workflow's from its start.
+   */
+  private int priorityKey = Priorities.toTemporalKey(Priorities.DEFAULT);
+
   private StaffReply staffReply;
 
   /**
@@ -57,6 +66,7 @@ final class Handover {
       int priority,
       Outcome outcome) {
     String workflowId = Workflow.getInfo().getWorkflowId();
+    priorityKey = Priorities.toTemporalKey(priority);
     List<String> candidates = found.hits().stream().map(FaqHit::faqId).toList();
     ticketId =
         summarized("hand over to a person (intent " + intent + ", priority " + priority + ")")
@@ -150,8 +160,12 @@ final class Handover {
    * and retries still come from the per-type options of application.yml, which an explicit stub is
    * merged with.
    */
-  private static TicketActivities summarized(String summary) {
+  private TicketActivities summarized(String summary) {
     return Workflow.newActivityStub(
-        TicketActivities.class, ActivityOptions.newBuilder().setSummary(summary).build());
+        TicketActivities.class,
+        ActivityOptions.newBuilder()
+            .setSummary(summary)
+            .setPriority(Priority.newBuilder().setPriorityKey(priorityKey).build())
+            .build());
   }
 }

@@ -61,12 +61,6 @@ final class ModelLane {
       Workflow.newActivityStub(GenerationActivities.class);
   private final LaneActivities ledger = Workflow.newLocalActivityStub(LaneActivities.class);
 
-  /**
-   * EnterLane as a regular activity, scheduled together with the lane call (see {@link
-   * #LANE_ENTRY_WITH_CALL}).
-   */
-  private final LaneActivities entries = Workflow.newActivityStub(LaneActivities.class);
-
   private final QuestionPolicy policy;
   private final ChainBudget budget;
   private final LaneLine line;
@@ -116,6 +110,16 @@ final class ModelLane {
                     .setTaskQueue(laneQueue)
                     .setPriority(Priority.newBuilder().setPriorityKey(lane.priorityKey()).build())
                     .setSummary(model + " model on lane " + laneQueue + ", priority " + priority)
+                    .build());
+    // EnterLane as a regular activity, scheduled together with the lane call (see
+    // LANE_ENTRY_WITH_CALL), at the question's priority as it is now (a complaint's is raised)
+    LaneActivities entries =
+        lane == null
+            ? null
+            : Workflow.newActivityStub(
+                LaneActivities.class,
+                ActivityOptions.newBuilder()
+                    .setPriority(Priority.newBuilder().setPriorityKey(lane.priorityKey()).build())
                     .build());
     if (lane != null && !entering) {
       line.joined(

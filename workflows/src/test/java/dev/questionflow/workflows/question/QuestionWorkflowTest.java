@@ -483,6 +483,18 @@ class QuestionWorkflowTest {
     // the lane call's Temporal priority (its ledger entry, when it had to wait, carries the same
     // key)
     assertThat(activities.lanePriorityKeys).containsExactly(2);
+    // and every activity scheduled after the intent: the lane entry as well as the call
+    assertThat(
+            client.fetchHistory("q-complaint").getEvents().stream()
+                .filter(e -> e.hasActivityTaskScheduledEventAttributes())
+                .map(
+                    e ->
+                        e.getActivityTaskScheduledEventAttributes().getActivityType().getName()
+                            + "@"
+                            + e.getActivityTaskScheduledEventAttributes()
+                                .getPriority()
+                                .getPriorityKey()))
+        .containsExactlyInAnyOrder("GenerateAnswer@2", "EnterLane@2");
     assertThat(activities.turns)
         .singleElement()
         .satisfies(t -> assertThat(t.answer()).isEqualTo("We are sorry."));
