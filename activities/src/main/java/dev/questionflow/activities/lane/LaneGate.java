@@ -14,9 +14,9 @@ import org.slf4j.LoggerFactory;
  * (in the activity's thread): the call waits for its slot in the lane's {@link LaneThrottle}, then
  * its question leaves the lane's waiting line (until then it still counts in the positions of the
  * questions behind it); when the call ends its outcome and duration (without the wait) feed the
- * lane's statistics for ETAs and the adaptive rate. A call that does not run on a configured lane's
- * task queue passes untouched. The ledger never fails a model call: its errors are logged and
- * ignored.
+ * lane's statistics for ETAs and the adaptive rate. Calls take the throttle's slots one at a time,
+ * the most urgent first ({@link UrgentFirst}). A call that does not run on a configured lane's task
+ * queue passes untouched. The ledger never fails a model call: its errors are logged and ignored.
  */
 public final class LaneGate implements ModelCallGate, AutoCloseable {
 
@@ -25,6 +25,11 @@ public final class LaneGate implements ModelCallGate, AutoCloseable {
   private final LaneLedger ledger;
   private final LaneThrottle throttle;
   private final Map<String, Double> configuredRates;
+
+  /** Each lane's turns in front of its throttle in this instance: the most urgent call first. */
+  private final Map<String, UrgentFirst> turns = new java.util.concurrent.ConcurrentHashMap<>();
+
+  static final int DEFAULT_PRIORITY_KEY = 3;
 
   /**
    * Leaving the waiting line is not waited for: nothing may come between the throttle and the
@@ -61,7 +66,13 @@ public final class LaneGate implements ModelCallGate, AutoCloseable {
     } catch (RuntimeException e) {
       log.warn("lane ledger unavailable, throttling at the configured rate: {}", e.toString());
     }
-    throttle.acquire(lane, rate);
+    UrgentFirst turns = this.turns.computeIfAbsent(lane, l -> new UrgentFirst());
+    turns.enter(priorityKey(info));
+    try {
+      throttle.acquire(lane, rate);
+    } finally {
+      turns.leave();
+    }
     if (log.isDebugEnabled()) {
       log.debug("lane {}: call released at {} (epoch ms)", lane, System.currentTimeMillis());
     }
@@ -75,6 +86,12 @@ public final class LaneGate implements ModelCallGate, AutoCloseable {
     if (info != null) {
       quietly(() -> ledger.finished(info.getActivityTaskQueue(), healthy, millis));
     }
+  }
+
+  /** The call's Temporal priority key; 0 (none set) is the server's default, 3. */
+  private static int priorityKey(ActivityInfo info) {
+    int key = info.getPriority() == null ? 0 : info.getPriority().getPriorityKey();
+    return key == 0 ? DEFAULT_PRIORITY_KEY : key;
   }
 
   /** The running activity when it runs on a configured lane's task queue; null otherwise. */
