@@ -59,9 +59,12 @@ class ThroughputBenchmarkIT {
   /** The warm-up measure: the first 500 questions after start, against steady state. */
   private static final int FIRST_JOBS = Integer.getInteger("bench.first.jobs", 500);
 
-  /** Which phases to run (bare, faq, rag); the bare one is every ratio's baseline. */
+  /**
+   * Which phases to run (bare, faq, rag, side); the bare one is the baseline of the ratios in the
+   * table, side measures bare starts and question accepts together ({@link #sideBySide}).
+   */
   private static final List<String> PHASES =
-      List.of(System.getProperty("bench.phases", "bare,faq,rag").split(","));
+      List.of(System.getProperty("bench.phases", "bare,faq,rag,side").split(","));
 
   private static final int HISTORY_SAMPLE = 20;
 
@@ -86,7 +89,8 @@ class ThroughputBenchmarkIT {
       double serverCpuMsPerJob,
       double benchCpuMsPerJob,
       double compilationsPerSecond,
-      Map<String, Integer> outcomes) {}
+      Map<String, Integer> outcomes,
+      Map<String, Double> acceptByKind) {}
 
   /** Per workflow, averaged over a sample of the measured window's histories. */
   record Histories(
@@ -113,6 +117,8 @@ class ThroughputBenchmarkIT {
   }
 
   /** Starts one job and returns its workflow ID; then waits for its outcome (a label). */
+  private static final String BARE_PREFIX = "bare-";
+
   interface Job {
     String start(int i) throws Exception;
 
@@ -137,6 +143,9 @@ class ThroughputBenchmarkIT {
       if (PHASES.contains("rag")) {
         phases.add(rag(client, server, texts));
       }
+      if (PHASES.contains("side")) {
+        phases.add(sideBySide(client, server, texts));
+      }
     } finally {
       client.getWorkflowServiceStubs().shutdownNow();
     }
@@ -154,7 +163,8 @@ class ThroughputBenchmarkIT {
     Files.writeString(dir.resolve("throughput.json"), JSON.writeValueAsString(report));
     Files.writeString(dir.resolve("throughput.txt"), table);
     assertThat(phases).hasSize(PHASES.size());
-    assertThat(phases).allSatisfy(p -> assertThat(p.measured().jobs()).isEqualTo(MEASURED));
+    assertThat(phases)
+        .allSatisfy(p -> assertThat(p.measured().jobs()).isEqualTo(measured(p.name())));
   }
 
   private Phase rag(WorkflowClient client, long server, List<String> texts) throws Exception {
@@ -172,37 +182,74 @@ class ThroughputBenchmarkIT {
 
   private Phase bare(WorkflowClient client, long server, List<String> texts) throws Exception {
     String queue = Infra.uniqueTaskQueue("bare");
-    Process worker =
-        JavaProcesses.start(
-            "bench-bare-worker",
-            "bare worker polling",
-            LAUNCH,
-            BareWorker.class.getName(),
-            Infra.temporalAddress(),
-            Infra.namespace(),
-            queue);
+    Process worker = bareWorker(queue);
     try {
-      String run = Long.toString(System.nanoTime(), 36);
-      Job job =
+      return phase("bare", bareJob(client, queue, texts), worker.pid(), server, client);
+    } finally {
+      worker.destroy();
+      worker.waitFor(20, TimeUnit.SECONDS);
+    }
+  }
+
+  private static Process bareWorker(String queue) throws IOException {
+    return JavaProcesses.start(
+        "bench-bare-worker",
+        "bare worker polling",
+        LAUNCH,
+        BareWorker.class.getName(),
+        Infra.temporalAddress(),
+        Infra.namespace(),
+        queue);
+  }
+
+  private static Job bareJob(WorkflowClient client, String queue, List<String> texts) {
+    String run = Long.toString(System.nanoTime(), 36);
+    return new Job() {
+      @Override
+      public String start(int i) {
+        String id = BARE_PREFIX + run + "-" + i;
+        client
+            .newUntypedWorkflowStub(
+                "Bare", WorkflowOptions.newBuilder().setTaskQueue(queue).setWorkflowId(id).build())
+            .start(texts.get(i % texts.size()));
+        return id;
+      }
+
+      @Override
+      public String await(String workflowId) {
+        client.newUntypedWorkflowStub(workflowId).getResult(String.class);
+        return "completed";
+      }
+    };
+  }
+
+  /**
+   * Bare starts and question accepts side by side: the same callers alternate between them in one
+   * window, on one app and one bare worker, so both latencies see the same server, the same load
+   * and the same noise. On 2 cores the p99 of one phase moves by 2-3x from run to run (the bare
+   * start's: 98, 105, 126 and 280 ms in four runs of the same code), which two phases minutes apart
+   * cannot be compared through; measured together, the ratio is of the two paths alone.
+   */
+  private Phase sideBySide(WorkflowClient client, long server, List<String> texts)
+      throws Exception {
+    String queue = Infra.uniqueTaskQueue("bare");
+    Process worker = bareWorker(queue);
+    try (AppProcess app = app("side", Map.of())) {
+      Job bare = bareJob(client, queue, texts);
+      Job question = questionJob("side", app, client, texts);
+      Job alternate =
           new Job() {
             @Override
-            public String start(int i) {
-              String id = "bare-" + run + "-" + i;
-              client
-                  .newUntypedWorkflowStub(
-                      "Bare",
-                      WorkflowOptions.newBuilder().setTaskQueue(queue).setWorkflowId(id).build())
-                  .start(texts.get(i % texts.size()));
-              return id;
+            public String start(int i) throws Exception {
+              return (i % 2 == 0 ? bare : question).start(i);
             }
 
             @Override
-            public String await(String workflowId) {
-              client.newUntypedWorkflowStub(workflowId).getResult(String.class);
-              return "completed";
+            public String await(String workflowId) throws Exception {
+              return (workflowId.startsWith(BARE_PREFIX) ? bare : question).await(workflowId);
             }
           };
-      return phase("bare", job, worker.pid(), server, client);
+      return phase("side", alternate, app.pid(), server, client).withService(serviceP99(app));
     } finally {
       worker.destroy();
       worker.waitFor(20, TimeUnit.SECONDS);
@@ -216,56 +263,64 @@ class ThroughputBenchmarkIT {
       List<String> texts,
       Map<String, String> extra)
       throws Exception {
+    try (AppProcess app = app(name, extra)) {
+      Job job = questionJob(name, app, client, texts);
+      return phase(name, job, app.pid(), server, client).withService(serviceP99(app));
+    }
+  }
+
+  private static AppProcess app(String name, Map<String, String> extra) throws Exception {
     Map<String, String> env = new HashMap<>();
     env.put("TASK_QUEUE", Infra.uniqueTaskQueue("bench-" + name));
     env.put("CS_ACCESS_LIMITS_ENABLED", "false"); // the pipeline is measured, not the door's limits
     env.putAll(extra);
-    String run = Long.toString(System.nanoTime(), 36);
-    try (AppProcess app = AppProcess.start("bench-" + name, env, LAUNCH)) {
-      Job job =
-          new Job() {
-            @Override
-            public String start(int i) throws Exception {
-              String body =
-                  JSON.writeValueAsString(
-                      Map.of(
-                          "sessionId",
-                          name + "-" + run + "-" + i,
-                          "userId",
-                          "bench-user-" + (i % 500),
-                          "clientMsgId",
-                          "m1",
-                          "text",
-                          texts.get(i % texts.size())));
-              HttpResponse<String> accepted = app.post("/api/v1/questions", body);
-              if (accepted.statusCode() != 202) {
-                throw new IllegalStateException(accepted.statusCode() + " " + accepted.body());
-              }
-              return JSON.readTree(accepted.body()).get("workflowId").asText();
-            }
+    return AppProcess.start("bench-" + name, env, LAUNCH);
+  }
 
-            /**
-             * The workflow's result; a question handed over as a ticket stays open for the staff
-             * reply, so its status is read every few seconds while its result does not come.
-             */
-            @Override
-            public String await(String workflowId) throws Exception {
-              var stub = client.newUntypedWorkflowStub(workflowId);
-              while (true) {
-                try {
-                  @SuppressWarnings("unchecked")
-                  Map<String, Object> answer = stub.getResult(3, TimeUnit.SECONDS, Map.class);
-                  return String.valueOf(answer.get("level"));
-                } catch (java.util.concurrent.TimeoutException stillOpen) {
-                  if ("TICKETED".equals(app.status(workflowId).path("stage").asText())) {
-                    return "TICKET";
-                  }
-                }
-              }
+  private static Job questionJob(
+      String name, AppProcess app, WorkflowClient client, List<String> texts) {
+    String run = Long.toString(System.nanoTime(), 36);
+    return new Job() {
+      @Override
+      public String start(int i) throws Exception {
+        String body =
+            JSON.writeValueAsString(
+                Map.of(
+                    "sessionId",
+                    name + "-" + run + "-" + i,
+                    "userId",
+                    "bench-user-" + (i % 500),
+                    "clientMsgId",
+                    "m1",
+                    "text",
+                    texts.get(i % texts.size())));
+        HttpResponse<String> accepted = app.post("/api/v1/questions", body);
+        if (accepted.statusCode() != 202) {
+          throw new IllegalStateException(accepted.statusCode() + " " + accepted.body());
+        }
+        return JSON.readTree(accepted.body()).get("workflowId").asText();
+      }
+
+      /**
+       * The workflow's result; a question handed over as a ticket stays open for the staff reply,
+       * so its status is read every few seconds while its result does not come.
+       */
+      @Override
+      public String await(String workflowId) throws Exception {
+        var stub = client.newUntypedWorkflowStub(workflowId);
+        while (true) {
+          try {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> answer = stub.getResult(3, TimeUnit.SECONDS, Map.class);
+            return String.valueOf(answer.get("level"));
+          } catch (java.util.concurrent.TimeoutException stillOpen) {
+            if ("TICKETED".equals(app.status(workflowId).path("stage").asText())) {
+              return "TICKET";
             }
-          };
-      return phase(name, job, app.pid(), server, client).withService(serviceP99(app));
-    }
+          }
+        }
+      }
+    };
   }
 
   /**
@@ -287,6 +342,11 @@ class ThroughputBenchmarkIT {
   }
 
   /** First minute, warm-up until the JIT settles, then the measured window. */
+  /** Jobs measured in a phase: twice as many side by side, so each kind gets as many as alone. */
+  private static int measured(String phase) {
+    return phase.equals("side") ? 2 * MEASURED : MEASURED;
+  }
+
   private Phase phase(String name, Job job, long worker, long server, WorkflowClient client)
       throws Exception {
     AtomicInteger next = new AtomicInteger();
@@ -319,7 +379,7 @@ class ThroughputBenchmarkIT {
               }
             },
             next,
-            MEASURED,
+            measured(name),
             Duration.ofMinutes(20),
             worker,
             server);
@@ -354,15 +414,17 @@ class ThroughputBenchmarkIT {
                   long t0 = System.nanoTime();
                   String outcome;
                   long accepted;
+                  long kind = -1; // 0: a bare start, 1: a question's accept
                   try {
                     String id = job.start(i);
                     accepted = System.nanoTime();
+                    kind = id.startsWith(BARE_PREFIX) ? 0 : 1;
                     outcome = job.await(id);
                   } catch (Exception e) {
                     accepted = System.nanoTime();
                     outcome = "error: " + e.getClass().getSimpleName();
                   }
-                  timings.add(new long[] {t0, accepted, System.nanoTime()});
+                  timings.add(new long[] {t0, accepted, System.nanoTime(), kind});
                   outcomes.merge(outcome, 1, Integer::sum);
                 }
               });
@@ -392,7 +454,26 @@ class ThroughputBenchmarkIT {
         round(serverUsed / Math.max(1, jobs)),
         round(benchUsed / Math.max(1, jobs)),
         compiled < 0 ? -1 : round((compiledNow - compiled) / seconds),
-        new TreeMap<>(outcomes));
+        new TreeMap<>(outcomes),
+        acceptByKind(timings));
+  }
+
+  /** With bare starts and question accepts in one window: the p50 and p99 of each. */
+  private static Map<String, Double> acceptByKind(List<long[]> timings) {
+    Map<String, Double> byKind = new LinkedHashMap<>();
+    List<long[]> bare;
+    List<long[]> questions;
+    synchronized (timings) {
+      bare = timings.stream().filter(t -> t[3] == 0).toList();
+      questions = timings.stream().filter(t -> t[3] == 1).toList();
+    }
+    if (!bare.isEmpty() && !questions.isEmpty()) {
+      byKind.put("bareStartP50Ms", percentile(bare, t -> t[1] - t[0], 0.50));
+      byKind.put("bareStartP99Ms", percentile(bare, t -> t[1] - t[0], 0.99));
+      byKind.put("questionAcceptP50Ms", percentile(questions, t -> t[1] - t[0], 0.50));
+      byKind.put("questionAcceptP99Ms", percentile(questions, t -> t[1] - t[0], 0.99));
+    }
+    return byKind;
   }
 
   private static Histories histories(WorkflowClient client, List<String> ids) {
@@ -502,6 +583,21 @@ class ThroughputBenchmarkIT {
                 p.name(),
                 p.serviceP99Ms().get("cs_accept_seconds"),
                 p.serviceP99Ms().get("cs_accept_temporal_start_seconds")));
+      }
+    }
+    for (Phase p : phases) {
+      Map<String, Double> k = p.measured().acceptByKind();
+      if (!k.isEmpty()) {
+        out.append(
+            String.format(
+                "%-6s bare starts and FAQ-level question accepts alternating in one window: start p50 %.0f"
+                    + " p99 %.0f ms, accept p50 %.0f p99 %.0f ms: p99 %.2fx%n",
+                p.name(),
+                k.get("bareStartP50Ms"),
+                k.get("bareStartP99Ms"),
+                k.get("questionAcceptP50Ms"),
+                k.get("questionAcceptP99Ms"),
+                k.get("questionAcceptP99Ms") / k.get("bareStartP99Ms")));
       }
     }
     out.append("outcomes (measured): ");
