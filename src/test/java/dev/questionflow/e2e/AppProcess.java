@@ -137,6 +137,11 @@ final class AppProcess implements AutoCloseable {
    * labels contain {@code label} (0 when there is none).
    */
   double metric(String name, String label) throws Exception {
+    return series(name, label).orElse(0);
+  }
+
+  /** As {@link #metric}, empty when there is no such series. */
+  java.util.OptionalDouble series(String name, String label) throws Exception {
     java.util.regex.Matcher m =
         java.util.regex.Pattern.compile(
                 "(?m)^"
@@ -145,7 +150,9 @@ final class AppProcess implements AutoCloseable {
                     + java.util.regex.Pattern.quote(label)
                     + "[^}]*} ([0-9.eE+-]+)$")
             .matcher(get("/actuator/prometheus").body());
-    return m.find() ? Double.parseDouble(m.group(1)) : 0;
+    return m.find()
+        ? java.util.OptionalDouble.of(Double.parseDouble(m.group(1)))
+        : java.util.OptionalDouble.empty();
   }
 
   /** The app's process ID (for CPU and JIT figures). */

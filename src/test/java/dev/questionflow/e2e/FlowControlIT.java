@@ -19,8 +19,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -286,9 +284,6 @@ class FlowControlIT {
   }
 
   private static double laneRate() throws Exception {
-    String metrics = first.get("/actuator/prometheus").body();
-    Matcher m =
-        Pattern.compile("cs_lane_rate\\{[^}]*lane=\"primary\"[^}]*} ([0-9.]+)").matcher(metrics);
-    return m.find() ? Double.parseDouble(m.group(1)) : Double.NaN;
+    return first.series("cs_lane_rate", "lane=\"primary\"").orElse(Double.NaN);
   }
 }

@@ -329,24 +329,20 @@ class ThroughputBenchmarkIT {
    * the caller saw beyond the first is HTTP and waiting for a thread.
    */
   private static Map<String, Double> serviceP99(AppProcess app) throws Exception {
-    String metrics = app.get("/actuator/prometheus").body();
     Map<String, Double> p99 = new LinkedHashMap<>();
     for (String name : List.of("cs_accept_seconds", "cs_accept_temporal_start_seconds")) {
-      java.util.regex.Matcher m =
-          java.util.regex.Pattern.compile(
-                  "(?m)^" + name + "\\{[^}]*quantile=\"0.99\"[^}]*} ([0-9.eE+-]+)$")
-              .matcher(metrics);
-      p99.put(name, m.find() ? round(Double.parseDouble(m.group(1)) * 1000) : -1.0);
+      var seconds = app.series(name, "quantile=\"0.99\"");
+      p99.put(name, seconds.isPresent() ? round(seconds.getAsDouble() * 1000) : -1.0);
     }
     return p99;
   }
 
-  /** First minute, warm-up until the JIT settles, then the measured window. */
   /** Jobs measured in a phase: twice as many side by side, so each kind gets as many as alone. */
   private static int measured(String phase) {
     return phase.equals("side") ? 2 * MEASURED : MEASURED;
   }
 
+  /** The first jobs after start, warm-up until the JIT settles, then the measured window. */
   private Phase phase(String name, Job job, long worker, long server, WorkflowClient client)
       throws Exception {
     AtomicInteger next = new AtomicInteger();

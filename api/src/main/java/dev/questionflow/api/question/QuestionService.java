@@ -156,10 +156,7 @@ public class QuestionService {
                       WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
                   // priority from the door: the workflow's tasks and the activities it schedules
                   // inherit it, so a VIP is not queued behind standard questions before its lane
-                  .setPriority(
-                      io.temporal.common.Priority.newBuilder()
-                          .setPriorityKey(Priorities.toTemporalKey(priority))
-                          .build())
+                  .setPriority(Priorities.temporal(priority))
                   // the Web UI's one-line summary: who and how urgent, never the message text
                   .setStaticSummary(
                       "Question of customer "

@@ -19,7 +19,6 @@ import io.temporal.api.workflowservice.v1.GetWorkflowExecutionHistoryRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionDescription;
 import io.temporal.client.WorkflowNotFoundException;
-import io.temporal.client.WorkflowStub;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -108,15 +107,11 @@ class StatusReads {
     if (waiting != null) {
       return waiting;
     }
-    WorkflowStub stub = client.newUntypedWorkflowStub(workflowId);
-    WorkflowExecutionDescription description = describe(stub, workflowId);
+    WorkflowExecutionDescription description = describe(workflowId);
     var attributes = description.getTypedSearchAttributes();
     String stageName = attributes.get(SearchAttributes.STAGE);
     Stage stage = stageName == null ? Stage.RECEIVED : Stage.valueOf(stageName);
     String intent = attributes.get(SearchAttributes.INTENT);
-    if (intent != null) {
-      intents.put(workflowId, intent);
-    }
     switch (description.getStatus()) {
       case WORKFLOW_EXECUTION_STATUS_RUNNING:
         break;
@@ -160,13 +155,8 @@ class StatusReads {
         LaneSnapshot snapshot = lanes.snapshotIfWaiting(lane, workflowId);
         if (snapshot != null) {
           count(Source.LEDGER);
-          return new QuestionStatus(
-              workflowId,
-              Stage.WAITING_IN_QUEUE,
-              LaneSnapshot.shown(snapshot.position()),
-              (int) Math.ceil(snapshot.etaSeconds()),
-              intentOf(workflowId),
-              null);
+          return QuestionStatus.waiting(
+              workflowId, snapshot.position(), snapshot.etaSeconds(), intentOf(workflowId));
         }
       }
       return null;
@@ -179,15 +169,8 @@ class StatusReads {
   private String intentOf(String workflowId) {
     String intent = intents.get(workflowId);
     if (intent == null) {
-      intent =
-          client
-              .newUntypedWorkflowStub(workflowId)
-              .describe()
-              .getTypedSearchAttributes()
-              .get(SearchAttributes.INTENT);
-      if (intent != null) {
-        intents.put(workflowId, intent);
-      }
+      describe(workflowId);
+      intent = intents.get(workflowId);
     }
     return intent;
   }
@@ -221,9 +204,11 @@ class StatusReads {
         .fromPayloads(0, Optional.of(result), Answer.class, Answer.class);
   }
 
-  private static WorkflowExecutionDescription describe(WorkflowStub stub, String workflowId) {
+  /** The workflow's description (404 when there is none); its intent, once set, is kept. */
+  private WorkflowExecutionDescription describe(String workflowId) {
+    WorkflowExecutionDescription description;
     try {
-      return stub.describe();
+      description = client.newUntypedWorkflowStub(workflowId).describe();
     } catch (WorkflowNotFoundException e) {
       throw new NotFoundException("no question with ID " + workflowId);
     } catch (StatusRuntimeException e) {
@@ -232,6 +217,11 @@ class StatusReads {
       }
       throw e;
     }
+    String intent = description.getTypedSearchAttributes().get(SearchAttributes.INTENT);
+    if (intent != null) {
+      intents.put(workflowId, intent);
+    }
+    return description;
   }
 
   private void count(Source source) {

@@ -1,5 +1,7 @@
 package dev.questionflow.workflows.lane;
 
+import io.temporal.common.Priority;
+
 /**
  * Our 0-10 priority scale (VIP 9, complaint 8, default 5) on Temporal's priority keys (1 = highest;
  * the server's default range is 1-5 and 3 is the default key): 9-10 -> 1, 7-8 -> 2, 4-6 -> 3, 2-3
@@ -12,6 +14,11 @@ public final class Priorities {
   public static final int DEFAULT = 5;
 
   private Priorities() {}
+
+  /** The SDK's {@code Priority} for a question of {@code priority} (its workflow or its steps). */
+  public static Priority temporal(int priority) {
+    return Priority.newBuilder().setPriorityKey(toTemporalKey(priority)).build();
+  }
 
   public static int toTemporalKey(int priority) {
     int p = Math.max(0, Math.min(10, priority));

@@ -36,10 +36,10 @@ final class Handover {
   private String ticketId;
 
   /**
-   * The ticket steps' Temporal priority key: the question's priority as it is at the handover (a
-   * complaint's raised one), not the workflow's from its start.
+   * The ticket steps' priority: the question's as it is at the handover (a complaint's raised one),
+   * not the workflow's from its start.
    */
-  private int priorityKey = Priorities.toTemporalKey(Priorities.DEFAULT);
+  private Priority stepPriority = Priorities.temporal(Priorities.DEFAULT);
 
   private StaffReply staffReply;
 
@@ -66,7 +66,7 @@ final class Handover {
       int priority,
       Outcome outcome) {
     String workflowId = Workflow.getInfo().getWorkflowId();
-    priorityKey = Priorities.toTemporalKey(priority);
+    stepPriority = Priorities.temporal(priority);
     List<String> candidates = found.hits().stream().map(FaqHit::faqId).toList();
     ticketId =
         summarized("hand over to a person (intent " + intent + ", priority " + priority + ")")
@@ -163,9 +163,6 @@ final class Handover {
   private TicketActivities summarized(String summary) {
     return Workflow.newActivityStub(
         TicketActivities.class,
-        ActivityOptions.newBuilder()
-            .setSummary(summary)
-            .setPriority(Priority.newBuilder().setPriorityKey(priorityKey).build())
-            .build());
+        ActivityOptions.newBuilder().setSummary(summary).setPriority(stepPriority).build());
   }
 }

@@ -101,6 +101,8 @@ final class ModelLane {
                 laneQueue, Workflow.getInfo().getWorkflowId(), Priorities.toTemporalKey(priority));
     boolean entering =
         lane != null && Workflow.getVersion(LANE_ENTRY_WITH_CALL, Workflow.DEFAULT_VERSION, 1) == 1;
+    Priority lanePriority =
+        lane == null ? null : Priority.newBuilder().setPriorityKey(lane.priorityKey()).build();
     GenerationActivities stub =
         lane == null
             ? generation
@@ -108,7 +110,7 @@ final class ModelLane {
                 GenerationActivities.class,
                 ActivityOptions.newBuilder()
                     .setTaskQueue(laneQueue)
-                    .setPriority(Priority.newBuilder().setPriorityKey(lane.priorityKey()).build())
+                    .setPriority(lanePriority)
                     .setSummary(model + " model on lane " + laneQueue + ", priority " + priority)
                     .build());
     // EnterLane as a regular activity, scheduled together with the lane call (see
@@ -118,9 +120,7 @@ final class ModelLane {
             ? null
             : Workflow.newActivityStub(
                 LaneActivities.class,
-                ActivityOptions.newBuilder()
-                    .setPriority(Priority.newBuilder().setPriorityKey(lane.priorityKey()).build())
-                    .build());
+                ActivityOptions.newBuilder().setPriority(lanePriority).build());
     if (lane != null && !entering) {
       line.joined(
           snapshotOrNone(() -> ledger.enterLane(lane)), lane); // before LANE_ENTRY_WITH_CALL

@@ -266,13 +266,7 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
     LaneSnapshot queued = lane == null ? null : lane.waiting();
     if (progress.stage() == Stage.WAITING_IN_QUEUE && queued != null) {
       long at = asOfEpochMillis == null ? queued.atEpochMillis() : asOfEpochMillis;
-      return new QuestionStatus(
-          workflowId,
-          progress.stage(),
-          LaneSnapshot.shown(queued.positionAt(at)),
-          (int) Math.ceil(queued.etaAt(at)),
-          intent,
-          answer);
+      return QuestionStatus.waiting(workflowId, queued.positionAt(at), queued.etaAt(at), intent);
     }
     return new QuestionStatus(workflowId, progress.stage(), null, null, intent, answer);
   }
