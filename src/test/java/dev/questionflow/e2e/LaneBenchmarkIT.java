@@ -1,5 +1,7 @@
 package dev.questionflow.e2e;
 
+import static dev.questionflow.e2e.BenchFigures.percentile;
+import static dev.questionflow.e2e.BenchFigures.round;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -787,18 +789,5 @@ class LaneBenchmarkIT {
 
   private static double percent(int part, int whole) {
     return whole == 0 ? 0 : round(100.0 * part / whole);
-  }
-
-  private static double percentile(List<Double> values, double p) {
-    if (values.isEmpty()) {
-      return 0;
-    }
-    List<Double> sorted = new ArrayList<>(values);
-    Collections.sort(sorted);
-    return round(sorted.get(Math.min(sorted.size() - 1, (int) (sorted.size() * p))));
-  }
-
-  private static double round(double value) {
-    return Math.round(value * 10) / 10.0;
   }
 }

@@ -1,5 +1,7 @@
 package dev.questionflow.e2e;
 
+import static dev.questionflow.e2e.BenchFigures.percentile;
+import static dev.questionflow.e2e.BenchFigures.round;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -441,10 +443,10 @@ class ThroughputBenchmarkIT {
         jobs,
         round(seconds),
         round(jobs / seconds),
-        percentile(timings, t -> t[1] - t[0], 0.50),
-        percentile(timings, t -> t[1] - t[0], 0.99),
-        percentile(timings, t -> t[2] - t[0], 0.50),
-        percentile(timings, t -> t[2] - t[0], 0.99),
+        percentileMs(timings, t -> t[1] - t[0], 0.50),
+        percentileMs(timings, t -> t[1] - t[0], 0.99),
+        percentileMs(timings, t -> t[2] - t[0], 0.50),
+        percentileMs(timings, t -> t[2] - t[0], 0.99),
         round(workerUsed / Math.max(1, jobs)),
         round(workerJitUsed / Math.max(1, jobs)),
         round(serverUsed / Math.max(1, jobs)),
@@ -464,10 +466,10 @@ class ThroughputBenchmarkIT {
       questions = timings.stream().filter(t -> t[3] == 1).toList();
     }
     if (!bare.isEmpty() && !questions.isEmpty()) {
-      byKind.put("bareStartP50Ms", percentile(bare, t -> t[1] - t[0], 0.50));
-      byKind.put("bareStartP99Ms", percentile(bare, t -> t[1] - t[0], 0.99));
-      byKind.put("questionAcceptP50Ms", percentile(questions, t -> t[1] - t[0], 0.50));
-      byKind.put("questionAcceptP99Ms", percentile(questions, t -> t[1] - t[0], 0.99));
+      byKind.put("bareStartP50Ms", percentileMs(bare, t -> t[1] - t[0], 0.50));
+      byKind.put("bareStartP99Ms", percentileMs(bare, t -> t[1] - t[0], 0.99));
+      byKind.put("questionAcceptP50Ms", percentileMs(questions, t -> t[1] - t[0], 0.50));
+      byKind.put("questionAcceptP99Ms", percentileMs(questions, t -> t[1] - t[0], 0.99));
     }
     return byKind;
   }
@@ -603,23 +605,16 @@ class ThroughputBenchmarkIT {
     return out.append('\n').toString();
   }
 
-  private static double percentile(
-      List<long[]> timings, java.util.function.ToLongFunction<long[]> value, double p) {
-    List<Long> values = new ArrayList<>();
+  /** The {@code p} percentile in milliseconds of a duration in nanoseconds of each timing. */
+  private static double percentileMs(
+      List<long[]> timings, java.util.function.ToLongFunction<long[]> nanos, double p) {
+    List<Double> millis = new ArrayList<>();
     synchronized (timings) {
       for (long[] t : timings) {
-        values.add(value.applyAsLong(t));
+        millis.add(nanos.applyAsLong(t) / 1e6);
       }
     }
-    if (values.isEmpty()) {
-      return 0;
-    }
-    Collections.sort(values);
-    return round(values.get(Math.min(values.size() - 1, (int) (values.size() * p))) / 1e6);
-  }
-
-  private static double round(double value) {
-    return Math.round(value * 10) / 10.0;
+    return percentile(millis, p);
   }
 
   /** Every phrasing of the English pack: questions that differ, as real traffic does. */

@@ -1,6 +1,7 @@
 package dev.questionflow.activities.lane;
 
 import dev.questionflow.activities.generation.ModelCallGate;
+import dev.questionflow.workflows.lane.Priorities;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityInfo;
 import java.util.Map;
@@ -28,8 +29,6 @@ public final class LaneGate implements ModelCallGate, AutoCloseable {
 
   /** Each lane's turns in front of its throttle in this instance: the most urgent call first. */
   private final Map<String, UrgentFirst> turns = new java.util.concurrent.ConcurrentHashMap<>();
-
-  static final int DEFAULT_PRIORITY_KEY = 3;
 
   /**
    * Leaving the waiting line is not waited for: nothing may come between the throttle and the
@@ -88,10 +87,12 @@ public final class LaneGate implements ModelCallGate, AutoCloseable {
     }
   }
 
-  /** The call's Temporal priority key; 0 (none set) is the server's default, 3. */
+  /**
+   * The call's Temporal priority key; 0 (none set) is the server's default, a default question's.
+   */
   private static int priorityKey(ActivityInfo info) {
     int key = info.getPriority() == null ? 0 : info.getPriority().getPriorityKey();
-    return key == 0 ? DEFAULT_PRIORITY_KEY : key;
+    return key == 0 ? Priorities.toTemporalKey(Priorities.DEFAULT) : key;
   }
 
   /** The running activity when it runs on a configured lane's task queue; null otherwise. */
