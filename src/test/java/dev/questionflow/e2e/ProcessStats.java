@@ -59,17 +59,20 @@ final class ProcessStats {
     }
   }
 
-  /** The process whose command line contains {@code fragment} (e.g. the Temporal dev server). */
-  static OptionalLong find(String fragment) {
+  /**
+   * The process whose command line contains every fragment (e.g. the Temporal dev server and its
+   * port).
+   */
+  static OptionalLong find(String... fragments) {
     try (var procs = Files.list(Path.of("/proc"))) {
       return procs
           .filter(p -> p.getFileName().toString().matches("\\d+"))
           .filter(
               p -> {
                 try {
-                  return new String(Files.readAllBytes(p.resolve("cmdline")))
-                      .replace('\0', ' ')
-                      .contains(fragment);
+                  String cmdline =
+                      new String(Files.readAllBytes(p.resolve("cmdline"))).replace('\0', ' ');
+                  return java.util.Arrays.stream(fragments).allMatch(cmdline::contains);
                 } catch (IOException gone) {
                   return false;
                 }

@@ -138,9 +138,13 @@ class ThroughputBenchmarkIT {
   void bareWorkflowThenQuestionsAtFaqAndRagLevel() throws Exception {
     List<String> texts = questionTexts();
     WorkflowClient client = Infra.temporalClient();
+    // the dev server this benchmark talks to: another one on the machine (a second checkout's) would
+    // report its own idle CPU
+    String port = Infra.temporalAddress().replaceFirst("^.*:", "");
     long server =
-        ProcessStats.find("server start-dev")
-            .orElseThrow(() -> new IllegalStateException("no Temporal dev server process found"));
+        ProcessStats.find("server start-dev", "--port " + port + " ")
+            .orElseThrow(
+                () -> new IllegalStateException("no Temporal dev server process on port " + port));
     List<Phase> phases = new ArrayList<>();
     try {
       if (PHASES.contains("bare")) {
