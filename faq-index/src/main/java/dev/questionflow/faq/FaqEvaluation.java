@@ -173,6 +173,62 @@ public final class FaqEvaluation {
     return new Split(List.copyOf(train), List.copyOf(heldOut));
   }
 
+  /**
+   * The pack as an evaluation sees it: without the held-out questions among its phrasings, so they
+   * are unseen. The one split every measurement uses ({@code bin/faq eval}, the tests, {@link
+   * Calibrator}).
+   */
+  public static FaqPack unseen(FaqPack pack, Collection<LabeledQuestion> heldOut) {
+    return withoutPhrasings(pack, texts(heldOut));
+  }
+
+  /**
+   * Reads {@code text<TAB>label} lines; a first line starting with {@code text<TAB>} is a header.
+   *
+   * @throws IllegalArgumentException for a line without a label
+   */
+  public static List<LabeledQuestion> readLabeled(java.nio.file.Path file) {
+    List<String> lines = lines(file);
+    List<LabeledQuestion> labeled = new ArrayList<>();
+    for (int i = 0; i < lines.size(); i++) {
+      String line = lines.get(i);
+      if (line.isBlank() || (i == 0 && line.startsWith("text\t"))) {
+        continue;
+      }
+      String[] parts = line.split("\t", 2);
+      if (parts.length < 2 || parts[1].isBlank()) {
+        throw new IllegalArgumentException(
+            file + ", line " + (i + 1) + ": expected text<TAB>label");
+      }
+      labeled.add(new LabeledQuestion(parts[0].strip(), parts[1].strip()));
+    }
+    return labeled;
+  }
+
+  /**
+   * Unlabelled questions (out of scope): the first column of each line; a first line {@code text}
+   * (or {@code text<TAB>...}) is a header.
+   */
+  public static List<String> readTexts(java.nio.file.Path file) {
+    List<String> lines = lines(file);
+    List<String> texts = new ArrayList<>();
+    for (int i = 0; i < lines.size(); i++) {
+      String text = lines.get(i).split("\t", 2)[0].strip();
+      if (!text.isEmpty() && !(i == 0 && text.equals("text"))) {
+        texts.add(text);
+      }
+    }
+    return texts;
+  }
+
+  private static List<String> lines(java.nio.file.Path file) {
+    try {
+      return java.nio.file.Files.readAllLines(file, java.nio.charset.StandardCharsets.UTF_8);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("cannot read " + file, e);
+    }
+  }
+
   /** The texts of the questions. */
   public static List<String> texts(Collection<LabeledQuestion> questions) {
     return questions.stream().map(LabeledQuestion::text).toList();
@@ -195,7 +251,8 @@ public final class FaqEvaluation {
         pack.id(), pack.name(), pack.language(), pack.attribution(), entries, pack.intentRules());
   }
 
-  private static String normalise(String s) {
+  /** Trimmed, whitespace collapsed: how held-out texts are compared with phrasings. */
+  static String normalise(String s) {
     return String.join(" ", s.strip().split("\\s+"));
   }
 

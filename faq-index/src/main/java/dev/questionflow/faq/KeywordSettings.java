@@ -57,9 +57,22 @@ record KeywordSettings(
       DEFAULT.withThresholds(
           DEFAULT_ZH_MIN_SCORE, DEFAULT_ZH_MIN_COVERAGE, DEFAULT_MIN_QUERY_IDF, DEFAULT_MIN_MARGIN);
 
-  /** The defaults for the pack's language. */
+  /**
+   * The pack's calibrated settings ({@link PackCalibration}), the defaults for its language where
+   * it has none.
+   */
   static KeywordSettings defaultFor(FaqPack pack) {
+    return PackCalibration.of(pack.id()).keyword(languageDefault(pack));
+  }
+
+  /** The package defaults for the pack's language, before the pack's own calibration. */
+  static KeywordSettings languageDefault(FaqPack pack) {
     return "zh".equals(pack.language()) ? DEFAULT_ZH : DEFAULT;
+  }
+
+  KeywordSettings withHitsPerFaq(int hits) {
+    return new KeywordSettings(
+        k1, b, hitsToCollect, hits, chatStopwords, minScore, minCoverage, minQueryIdf, minMargin);
   }
 
   KeywordSettings withThresholds(

@@ -16,6 +16,7 @@ import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.KnnFloatVectorQuery;
+import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.store.ByteBuffersDirectory;
@@ -147,7 +148,7 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
   public static SemanticFaqIndex build(FaqPack pack, FaqEmbeddingModel model) {
     Embedder embedder = Embedder.of(model);
     try {
-      return build(pack, embedder, SemanticSettings.defaults(model.id()), true);
+      return build(pack, embedder, SemanticSettings.forPack(pack.id(), model.id()), true);
     } catch (RuntimeException e) {
       embedder.close();
       throw e;
@@ -156,8 +157,17 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
 
   static SemanticFaqIndex build(
       FaqPack pack, Embedder embedder, SemanticSettings settings, boolean ownsEmbedder) {
+    return build(pack, embedder, settings, ownsEmbedder, KeywordSettings.defaultFor(pack));
+  }
+
+  static SemanticFaqIndex build(
+      FaqPack pack,
+      Embedder embedder,
+      SemanticSettings settings,
+      boolean ownsEmbedder,
+      KeywordSettings keywordSettings) {
     Directory dir = new ByteBuffersDirectory();
-    KeywordFaqIndex keyword = KeywordFaqIndex.build(pack);
+    KeywordFaqIndex keyword = KeywordFaqIndex.build(pack, keywordSettings);
     try {
       SemanticIndexWriter.write(
           pack, embedder, settings, dir, fingerprint(pack, embedder.modelId(), settings));
@@ -202,7 +212,12 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
     Embedder embedder = Embedder.of(model);
     try {
       return open(
-          pack, embedder, indexDir, SemanticSettings.defaults(model.id()), true, sharedKeyword);
+          pack,
+          embedder,
+          indexDir,
+          SemanticSettings.forPack(pack.id(), model.id()),
+          true,
+          sharedKeyword);
     } catch (RuntimeException e) {
       embedder.close();
       throw e;
@@ -347,6 +362,50 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
     double[] pKw = Fusion.keywordShares(keywordHits, classIndex, n);
     return new Fusion.Ranking(
         Fusion.fuse(classIds, pClf, vote.shares(), pKw, s, topK), vote.maxSimilarity(), kwTop);
+  }
+
+  /**
+   * The signals the fusion is computed from, for {@link Calibrator}: the classifier's probability
+   * per entry, the {@code k} nearest phrasings (entry index and cosine similarity, nearest first)
+   * and the BM25 shares per entry (entries in the order of {@link #entryIds()}).
+   */
+  record Signals(
+      double[] classifier,
+      int[] nearestEntry,
+      double[] nearestCos,
+      double[] keyword,
+      double keywordTop) {}
+
+  Signals signals(float[] q, List<FaqMatch> keywordHits, int k) {
+    int[] nearestEntry;
+    double[] nearestCos;
+    try {
+      ScoreDoc[] hits = searcher.search(new KnnFloatVectorQuery(F_VECTOR, q, k), k).scoreDocs;
+      nearestEntry = new int[hits.length];
+      nearestCos = new double[hits.length];
+      int n = 0;
+      for (ScoreDoc sd : hits) {
+        if (docClass[sd.doc] >= 0) {
+          nearestEntry[n] = docClass[sd.doc];
+          nearestCos[n++] = 2.0 * sd.score - 1.0; // DOT_PRODUCT score = (1 + cos) / 2
+        }
+      }
+      nearestEntry = java.util.Arrays.copyOf(nearestEntry, n);
+      nearestCos = java.util.Arrays.copyOf(nearestCos, n);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Semantic FAQ search failed", e);
+    }
+    return new Signals(
+        classifier.predict(q),
+        nearestEntry,
+        nearestCos,
+        Fusion.keywordShares(keywordHits, classIndex, classIds.length),
+        keywordHits.stream().mapToDouble(FaqMatch::score).max().orElse(0));
+  }
+
+  /** The entries' ids in the order of the signals' arrays. */
+  String[] entryIds() {
+    return classIds.clone();
   }
 
   /** What embeds questions: the model, or {@link QueryCache} around it. */

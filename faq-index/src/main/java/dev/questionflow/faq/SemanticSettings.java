@@ -96,7 +96,32 @@ record SemanticSettings(
    * is written there), or the {@code default} row for a model without its own.
    */
   static SemanticSettings defaults(String modelId) {
-    String row = CALIBRATION.getProperty(modelId, CALIBRATION.getProperty("default"));
+    return parse(modelId, CALIBRATION.getProperty(modelId, CALIBRATION.getProperty("default")));
+  }
+
+  /** The pack's calibrated row for the model ({@link PackCalibration}), else {@link #defaults}. */
+  static SemanticSettings forPack(String packId, String modelId) {
+    String row = PackCalibration.of(packId).semanticRow(modelId);
+    return row == null ? defaults(modelId) : parse(modelId, row);
+  }
+
+  /** The row as {@code semantic-calibration.properties} and the pack files write it. */
+  String row() {
+    double[] v = values();
+    StringBuilder out = new StringBuilder();
+    for (int i = 0; i < v.length; i++) {
+      out.append(i == 0 ? "" : " ").append(i == KNN_K ? String.valueOf((int) v[i]) : trim(v[i]));
+    }
+    return out.toString();
+  }
+
+  private static String trim(double v) {
+    String s = String.format(java.util.Locale.ROOT, "%.4f", v);
+    s = s.replaceAll("0+$", "");
+    return s.endsWith(".") ? s + "0" : s;
+  }
+
+  private static SemanticSettings parse(String modelId, String row) {
     double[] v =
         java.util.Arrays.stream(row.trim().split("\\s+"))
             .mapToDouble(Double::parseDouble)

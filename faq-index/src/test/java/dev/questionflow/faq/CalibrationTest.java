@@ -6,10 +6,11 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The abstention measurement behind the defaults of {@link KeywordFaqIndex} (figures in
- * faq-index/README.md): a stratified 10% of BANKING77 train.csv is held out (its questions are
- * removed from the pack's phrasings), and CLINC150 out-of-scope questions must be abstained on.
- * Skipped when {@code shared/datasets} is absent.
+ * The keyword level's figures in faq-index/README.md, with the pack's calibration ({@link
+ * Calibrator}, k-fold on the training side): the validation split is removed from the pack's
+ * phrasings ({@link Datasets#banking77Unseen}, as {@code bin/faq eval} does) and matched, and
+ * CLINC150 out-of-scope questions must be abstained on. Skipped when {@code shared/datasets} is
+ * absent.
  */
 class CalibrationTest {
 
@@ -18,35 +19,34 @@ class CalibrationTest {
     Datasets.require(
         Datasets.banking77Present() && Datasets.oosPresent(),
         "the BANKING77 and CLINC150 datasets");
-    FaqPack pack = FaqPacks.loadFromClasspath("banking77");
-    Datasets.Split split = Datasets.stratified(Datasets.banking77Train(), 0.10, 42);
-    FaqPack trainPack = Datasets.withPhrasings(pack, split.train());
+    FaqPack trainPack = Datasets.banking77Unseen();
+    List<FaqEvaluation.LabeledQuestion> validation = Datasets.banking77Validation();
 
     try (KeywordFaqIndex idx = KeywordFaqIndex.build(trainPack)) {
       int top1 = 0;
       int answered = 0;
       int answeredCorrect = 0;
-      for (Datasets.Example e : split.validation()) {
+      for (FaqEvaluation.LabeledQuestion e : validation) {
         List<FaqMatch> ranked = idx.search(e.text(), 1);
-        if (!ranked.isEmpty() && ranked.get(0).faqId().equals(e.label())) {
+        if (!ranked.isEmpty() && ranked.get(0).faqId().equals(e.faqId())) {
           top1++;
         }
         var best = idx.best(e.text());
         if (best.isPresent()) {
           answered++;
-          if (best.get().faqId().equals(e.label())) {
+          if (best.get().faqId().equals(e.faqId())) {
             answeredCorrect++;
           }
         }
       }
-      int n = split.validation().size();
+      int n = validation.size();
       double accuracy = top1 / (double) n;
       double answerRate = answered / (double) n;
       double precision = answered == 0 ? 0 : answeredCorrect / (double) answered;
       double oosVal = abstentionRate(idx, Datasets.oos("oos_val.tsv"));
       double oosTrain = abstentionRate(idx, Datasets.oos("oos_train.tsv"));
 
-      System.out.printf("CALIBRATION held-out=%d (train phrasings=%d)%n", n, split.train().size());
+      System.out.printf("CALIBRATION validation questions %d%n", n);
       System.out.printf("CALIBRATION top-1 accuracy (no abstention)   %.1f%%%n", 100 * accuracy);
       System.out.printf("CALIBRATION in-scope answer rate (best())    %.1f%%%n", 100 * answerRate);
       System.out.printf("CALIBRATION accuracy of answered             %.1f%%%n", 100 * precision);

@@ -199,12 +199,12 @@ class EcommerceZhPackTest {
         abstained,
         oos.size(),
         100 * oosAbstention);
-    // measured: top-1 94.4 %, top-3 99.3 %, answered 86.6 %, accuracy of answers 97.6 %, OOS
-    // abstention 100 %
-    assertThat(top1Rate).isGreaterThanOrEqualTo(0.90);
-    assertThat(answerRate).isGreaterThanOrEqualTo(0.82);
-    assertThat(answerAccuracy).isGreaterThanOrEqualTo(0.95);
-    assertThat(oosAbstention).isGreaterThanOrEqualTo(0.95);
+    // measured with the pack's k-fold calibration: top-1 94.61 %, answered 90.03 %, accuracy of
+    // answers 96.11 %, OOS abstention 91.07 % (112 questions, half of them shop-related)
+    assertThat(top1Rate).isGreaterThanOrEqualTo(0.92);
+    assertThat(answerRate).isGreaterThanOrEqualTo(0.87);
+    assertThat(answerAccuracy).isGreaterThanOrEqualTo(0.94);
+    assertThat(oosAbstention).isGreaterThanOrEqualTo(0.88);
   }
 
   @ParameterizedTest

@@ -2,6 +2,7 @@ package dev.questionflow.faq.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.questionflow.faq.Calibrator;
 import dev.questionflow.faq.FaqEvaluation;
 import dev.questionflow.faq.FaqEvaluation.LabeledQuestion;
 import dev.questionflow.faq.FaqMatch;
@@ -45,6 +46,9 @@ public final class FaqCli {
       System.err.println("bin/faq: " + e.getMessage());
       System.err.println(USAGE);
       status = 2;
+    } catch (IllegalArgumentException e) { // a malformed input file
+      System.err.println("bin/faq: " + e.getMessage());
+      status = 2;
     }
     System.exit(status);
   }
@@ -54,11 +58,17 @@ public final class FaqCli {
       usage: bin/faq match --pack PACK [--level semantic|keyword] [--index-dir DIR]   (questions on stdin, one per line)
              bin/faq eval  --pack PACK --labeled FILE.tsv [--oos FILE.tsv]... [--level semantic|keyword] [--index-dir DIR]
              bin/faq index --pack PACK [--level semantic|keyword] [--index-dir DIR]  (build or reuse the stored index)
+             bin/faq calibrate --pack PACK --oos FILE.tsv [--holdout FILE.tsv]... [--model ID]... [--folds 5]
+                               [--min-answered 0.995] [--keyword-oos-abstention 0.95] [--out FILE]
         match prints one JSON object per input line, in input order: {"text","faqId","score","level"},
         faqId null when the matcher abstains. eval removes the labelled questions from the pack's phrasings
-        before indexing, so they are unseen, and prints accuracy, abstention and the most confused pairs.""";
+        before indexing, so they are unseen, and prints accuracy, abstention and the most confused pairs.
+        calibrate chooses the pack's tuned numbers by k-fold cross-validation on its phrasings without the
+        --holdout files' texts, with --oos as out-of-scope training questions, and writes them (with the
+        command and the folds' figures) to faq-index/packs/PACK/calibration.properties or --out.""";
 
-  static int run(String[] args, PrintStream out, PrintStream err) {
+  /** Runs one command; the exit status (0 ok, 2 usage or input error). */
+  public static int run(String[] args, PrintStream out, PrintStream err) {
     if (args.length == 0) {
       throw new UsageException("a command is needed");
     }
@@ -84,12 +94,12 @@ public final class FaqCli {
         if (options.labeled == null) {
           throw new UsageException("eval needs --labeled FILE.tsv");
         }
-        List<LabeledQuestion> labeled = Evaluation.readLabeled(options.labeled);
+        List<LabeledQuestion> labeled = FaqEvaluation.readLabeled(options.labeled);
         List<String> outOfScope = new ArrayList<>();
         for (Path oos : options.oos) {
-          outOfScope.addAll(Evaluation.readTexts(oos));
+          outOfScope.addAll(FaqEvaluation.readTexts(oos));
         }
-        FaqPack unseen = FaqEvaluation.withoutPhrasings(pack, FaqEvaluation.texts(labeled));
+        FaqPack unseen = FaqEvaluation.unseen(pack, labeled);
         long started = System.nanoTime();
         // a separate directory: the stored index of the full pack stays as it is
         try (Matchers.Opened matcher =
@@ -106,8 +116,81 @@ public final class FaqCli {
         }
         return 0;
       }
+      case "calibrate" -> {
+        if (options.oos.isEmpty()) {
+          throw new UsageException(
+              "calibrate needs --oos FILE.tsv (out-of-scope training questions)");
+        }
+        Path target = options.out != null ? options.out : defaultCalibrationFile(pack.id());
+        List<String> heldOut = new ArrayList<>();
+        for (Path file : options.holdout) {
+          heldOut.addAll(FaqEvaluation.texts(FaqEvaluation.readLabeled(file)));
+        }
+        List<String> outOfScope = new ArrayList<>();
+        for (Path oos : options.oos) {
+          outOfScope.addAll(FaqEvaluation.readTexts(oos));
+        }
+        String text =
+            Calibrator.calibrate(
+                pack,
+                heldOut,
+                outOfScope,
+                new Calibrator.Options(
+                    options.folds,
+                    Calibrator.Options.DEFAULT.seed(),
+                    options.minAnswered,
+                    options.keywordOosAbstention),
+                options.models,
+                options.indexDir.resolve("embedding-cache"),
+                calibrateCommand(options),
+                err);
+        try {
+          Files.writeString(target, text, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+          throw new UncheckedIOException("cannot write " + target, e);
+        }
+        out.print(text);
+        err.printf("written to %s (rebuild faq-index to use it)%n", target);
+        return 0;
+      }
       default -> throw new UsageException("unknown command " + args[0]);
     }
+  }
+
+  /**
+   * The command as the calibration file records it: what decides the numbers, with paths relative
+   * to the repository root (not the machine's index directory or output path).
+   */
+  static String calibrateCommand(Options options) {
+    Path repo = Path.of(System.getProperty("faq.repo", ".")).toAbsolutePath().normalize();
+    StringBuilder command = new StringBuilder("bin/faq calibrate --pack ").append(options.pack);
+    options.holdout.forEach(f -> command.append(" --holdout ").append(relative(repo, f)));
+    options.oos.forEach(f -> command.append(" --oos ").append(relative(repo, f)));
+    options.models.forEach(m -> command.append(" --model ").append(m));
+    if (options.folds != Calibrator.Options.DEFAULT.folds()) {
+      command.append(" --folds ").append(options.folds);
+    }
+    if (options.minAnswered != Calibrator.Options.DEFAULT.minAnswered()) {
+      command.append(" --min-answered ").append(options.minAnswered);
+    }
+    if (options.keywordOosAbstention != Calibrator.Options.DEFAULT.keywordOosAbstention()) {
+      command.append(" --keyword-oos-abstention ").append(options.keywordOosAbstention);
+    }
+    return command.toString();
+  }
+
+  private static String relative(Path repo, Path file) {
+    return repo.relativize(file.toAbsolutePath().normalize()).toString();
+  }
+
+  /** The pack's source folder in this checkout ({@code bin/faq} passes the repository root). */
+  private static Path defaultCalibrationFile(String packId) {
+    Path dir =
+        Path.of(System.getProperty("faq.repo", ".")).resolve("faq-index/packs").resolve(packId);
+    if (!Files.isDirectory(dir)) {
+      throw new UsageException("no pack folder " + dir + ": give --out FILE");
+    }
+    return dir.resolve(Calibrator.FILE);
   }
 
   /** Matches in parallel on all cores but prints in input order. */
@@ -165,13 +248,19 @@ public final class FaqCli {
     }
   }
 
-  /** Command-line options, parsed by hand: four flags do not justify a dependency. */
+  /** Command-line options, parsed by hand: a few flags do not justify a dependency. */
   static final class Options {
     String pack;
     String level = "semantic";
     Path indexDir = Path.of("data", "faq-index");
     Path labeled;
+    Path out;
+    int folds = Calibrator.Options.DEFAULT.folds();
+    double minAnswered = Calibrator.Options.DEFAULT.minAnswered();
+    double keywordOosAbstention = Calibrator.Options.DEFAULT.keywordOosAbstention();
     final List<Path> oos = new ArrayList<>();
+    final List<Path> holdout = new ArrayList<>();
+    final List<String> models = new ArrayList<>();
 
     static Options parse(String[] args) {
       Options options = new Options();
@@ -192,6 +281,13 @@ public final class FaqCli {
           case "--index-dir" -> options.indexDir = Path.of(value);
           case "--labeled" -> options.labeled = existing(value);
           case "--oos" -> options.oos.add(existing(value));
+          case "--holdout" -> options.holdout.add(existing(value));
+          case "--model" -> options.models.add(value);
+          case "--out" -> options.out = Path.of(value);
+          case "--folds" -> options.folds = (int) number(flag, value, 2, 20);
+          case "--min-answered" -> options.minAnswered = number(flag, value, 0, 1);
+          case "--keyword-oos-abstention" ->
+              options.keywordOosAbstention = number(flag, value, 0, 1);
           default -> throw new UsageException("unknown option " + flag);
         }
       }
@@ -199,6 +295,19 @@ public final class FaqCli {
         throw new UsageException("--pack is required");
       }
       return options;
+    }
+
+    private static double number(String flag, String value, double min, double max) {
+      double number;
+      try {
+        number = Double.parseDouble(value);
+      } catch (NumberFormatException e) {
+        throw new UsageException(flag + " is a number, not " + value);
+      }
+      if (!(number >= min && number <= max)) {
+        throw new UsageException(flag + " is between " + min + " and " + max + ", not " + value);
+      }
+      return number;
     }
 
     private static Path existing(String value) {

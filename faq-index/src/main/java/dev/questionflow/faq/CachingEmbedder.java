@@ -16,9 +16,10 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Test helper: an {@link Embedder} that keeps every embedding it computed in {@code
- * target/embedding-cache/<model>.bin} so that test classes (and reruns) embed the ~10,000 BANKING77
- * phrasings once per model. The real model is loaded only on the first cache miss.
+ * An {@link Embedder} that keeps every embedding it computed in {@code <dir>/<model>.bin}, so that
+ * calibration runs, test classes and reruns embed the ~10,000 BANKING77 phrasings once per model.
+ * The real model is loaded only on the first cache miss. Only for pack texts and evaluation files,
+ * never for customer questions (the file is not encrypted).
  */
 final class CachingEmbedder implements Embedder {
 
@@ -36,13 +37,15 @@ final class CachingEmbedder implements Embedder {
     load();
   }
 
-  /** One shared instance per model in this JVM. */
+  /** One shared instance per model in this JVM, kept in {@code target/embedding-cache}. */
   static CachingEmbedder of(FaqEmbeddingModel model) {
+    return of(model, Path.of("target", "embedding-cache"));
+  }
+
+  /** One shared instance per model in this JVM, kept in {@code dir}. */
+  static CachingEmbedder of(FaqEmbeddingModel model, Path dir) {
     return SHARED.computeIfAbsent(
-        model,
-        m ->
-            new CachingEmbedder(
-                m, Path.of("target", "embedding-cache", m.id() + ".bin").toAbsolutePath()));
+        model, m -> new CachingEmbedder(m, dir.resolve(m.id() + ".bin").toAbsolutePath()));
   }
 
   @Override
@@ -70,11 +73,12 @@ final class CachingEmbedder implements Embedder {
       }
     }
     if (!missing.isEmpty()) {
-      List<String> distinct = new ArrayList<>(new java.util.LinkedHashSet<>(missing));
-      List<float[]> vs = real().embedAll(distinct);
-      for (int i = 0; i < distinct.size(); i++) {
-        cache.put(distinct.get(i), vs.get(i));
-      }
+      // one text at a time, as a question is embedded when matched: a batch pads its texts to the
+      // longest, which moves the vectors in the last digits by what else is in the batch, and the
+      // calibration's choices must not depend on which texts happened to be embedded together
+      Embedder model = real();
+      new java.util.LinkedHashSet<>(missing)
+          .parallelStream().forEach(text -> cache.put(text, model.embed(text)));
       dirty = true;
       save();
     }
