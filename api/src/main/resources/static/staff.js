@@ -29,6 +29,9 @@
   const replyText = el('reply-text');
   const replySend = el('reply-send');
   const replyStatus = el('reply-status');
+  const learnEntry = el('learn-entry');
+  const learnNewId = el('learn-new-id');
+  const learnNewQuestion = el('learn-new-question');
 
   let token = null;
   let refreshTimer = null;
@@ -270,6 +273,13 @@
     const candidates = Array.isArray(view.candidates) ? view.candidates : [];
     el('candidates').replaceChildren(...candidates.map((c) => build.candidateItem(c, useAnswer)));
     el('candidates-empty').hidden = candidates.length > 0;
+    // the candidates are the likeliest entries the question is a phrasing of
+    el('learn-candidates').replaceChildren(...candidates.map((c) => {
+      const option = document.createElement('option');
+      option.value = c.faqId;
+      option.label = c.question || c.faqId;
+      return option;
+    }));
 
     const turns = Array.isArray(view.recentTurns) ? view.recentTurns : [];
     el('turns').replaceChildren(...turns.map(build.turnItem));
@@ -281,10 +291,31 @@
     if (!sameTicket) {
       replyText.value = drafts.get(ticket.ticketId) || '';
       setReplyStatus('', '');
+      resetLearn(candidates);
     }
     if (ticket.status === 'ANSWERED' && !replied.has(ticket.ticketId) && replyStatus.dataset.state !== 'conflict') {
       setReplyStatus(`Already answered by ${ticket.agent || 'someone'}.`, 'conflict');
     }
+  }
+
+  function resetLearn(candidates) {
+    document.querySelector('input[name="learn-mode"][value=""]').checked = true;
+    learnEntry.value = candidates.length > 0 ? candidates[0].faqId : '';
+    learnNewId.value = '';
+    learnNewQuestion.value = '';
+  }
+
+  /** The reply's learn part (see docs/api.md), or undefined to only reply. */
+  function learnRequest() {
+    const mode = document.querySelector('input[name="learn-mode"]:checked').value;
+    if (mode === 'phrasing') {
+      return { asPhrasingOf: learnEntry.value.trim() };
+    }
+    if (mode === 'entry') {
+      const question = learnNewQuestion.value.trim();
+      return { newEntry: question ? { id: learnNewId.value.trim(), question } : { id: learnNewId.value.trim() } };
+    }
+    return undefined;
   }
 
   function useAnswer(answer) {
@@ -315,7 +346,7 @@
       response = await api(`/api/v1/tickets/${encodeURIComponent(ticketId)}/reply`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ text }),
+        body: JSON.stringify({ text, learn: learnRequest() }),
       });
     } catch (e) {
       if (!(e instanceof SignedOut)) {
@@ -331,7 +362,10 @@
       replied.add(ticketId);
       drafts.delete(ticketId);
       replyText.disabled = true;
-      setReplyStatus('Reply sent (202 Accepted): it is the answer on the customer\'s page now.', 'sent');
+      const learned = (await response.json().catch(() => ({}))).learned;
+      setReplyStatus('Reply sent (202 Accepted): it is the answer on the customer\'s page now.'
+        + (learned ? ` The FAQ learned it (pack change ${learned.version}: ${learned.kind} '${learned.entryId}').` : ''),
+      'sent');
       refreshTickets();
       return;
     }
@@ -351,6 +385,8 @@
       setReplyStatus('This identity may not answer tickets (403).', 'error');
     } else if (response.status === 404) {
       setReplyStatus('This ticket does not exist (any more) (404).', 'error');
+    } else if (response.status === 400) {
+      setReplyStatus(`Nothing was sent: ${await describeFailure(response)}`, 'error');
     } else {
       setReplyStatus(`Could not send the reply: ${await describeFailure(response)}`, 'error');
     }

@@ -19,8 +19,10 @@ import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.document.TextField;
 import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.MultiReader;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
@@ -88,28 +90,40 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
       double bestHit,
       double maxPossible,
       double score,
-      double coverage) {}
+      double coverage,
+      FaqEntry entry) {}
 
-  private final Map<String, FaqEntry> entries;
+  private final FaqPack pack;
   private final KeywordSettings settings;
   private final Analyzer analyzer;
   private final Directory directory;
   private final DirectoryReader reader;
-  private final IndexSearcher searcher;
+  private final boolean rebuilt;
+
+  /** The pack's index with no overlay, and the index searched now (with the overlay, if any). */
+  private final View base;
+
+  private volatile View view;
 
   /**
-   * Each document's FAQ entry ID, read once when the index opens: mapping a hit to its entry then
-   * costs an array read instead of decompressing a block of stored fields per hit (the index never
-   * changes while open, so document numbers are stable).
+   * What one search reads, swapped whole by {@link #apply} so a search never sees half an update.
+   *
+   * @param reader the stored index, or it and the overlay's in-memory index under one {@link
+   *     MultiReader} (statistics such as IDF and average length span both)
+   * @param docFaqId each document's FAQ entry ID, read once when the view is made: mapping a hit to
+   *     its entry then costs an array read instead of decompressing a block of stored fields per
+   *     hit
+   * @param vocabulary analyzed terms of each entry's question, phrasings and keywords
    */
-  private final String[] docFaqId;
-
-  private final CollectionStatistics textStats;
-
-  /** Analyzed terms of each entry's question, phrasings and keywords. */
-  private final Map<String, Set<String>> vocabulary;
-
-  private final boolean rebuilt;
+  private record View(
+      IndexReader reader,
+      IndexSearcher searcher,
+      String[] docFaqId,
+      CollectionStatistics textStats,
+      Map<String, Set<String>> vocabulary,
+      Map<String, FaqEntry> entries,
+      FaqOverlay overlay,
+      DirectoryReader overlayReader) {}
 
   private static String[] faqIdsByDoc(IndexSearcher searcher, int maxDoc) throws IOException {
     String[] ids = new String[maxDoc];
@@ -127,6 +141,7 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
       Directory directory,
       boolean rebuilt)
       throws IOException {
+    this.pack = pack;
     this.settings = settings;
     this.analyzer = analyzer;
     this.directory = directory;
@@ -135,30 +150,47 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
     for (FaqEntry e : pack.entries()) {
       byId.put(e.id(), e);
     }
-    this.entries = Map.copyOf(byId);
     this.reader = DirectoryReader.open(directory);
     try {
-      this.searcher = new IndexSearcher(reader);
-      this.searcher.setSimilarity(similarity(settings));
-      this.textStats = searcher.collectionStatistics(F_TEXT);
-      this.docFaqId = faqIdsByDoc(searcher, reader.maxDoc());
+      IndexSearcher searcher = searcher(reader);
+      Map<String, Set<String>> vocab = new HashMap<>();
+      for (FaqEntry e : pack.entries()) {
+        vocab.put(e.id(), Set.copyOf(entryTerms(e)));
+      }
+      this.base =
+          new View(
+              reader,
+              searcher,
+              faqIdsByDoc(searcher, reader.maxDoc()),
+              searcher.collectionStatistics(F_TEXT),
+              Map.copyOf(vocab),
+              Map.copyOf(byId),
+              FaqOverlay.EMPTY,
+              null);
+      this.view = base;
     } catch (IOException | RuntimeException e) {
       StoredIndexes.closeQuietly(reader);
       throw e;
     }
-    Map<String, Set<String>> vocab = new HashMap<>();
-    for (FaqEntry e : pack.entries()) {
-      Set<String> terms = new HashSet<>();
-      terms.addAll(KeywordAnalysis.terms(analyzer, e.question(), Integer.MAX_VALUE).keySet());
-      for (String p : e.phrasings()) {
-        terms.addAll(KeywordAnalysis.terms(analyzer, p, Integer.MAX_VALUE).keySet());
-      }
-      terms.addAll(
-          KeywordAnalysis.terms(analyzer, String.join(" ", e.keywords()), Integer.MAX_VALUE)
-              .keySet());
-      vocab.put(e.id(), Set.copyOf(terms));
+  }
+
+  private IndexSearcher searcher(IndexReader r) {
+    IndexSearcher s = new IndexSearcher(r);
+    s.setSimilarity(similarity(settings));
+    return s;
+  }
+
+  /** Analyzed terms of an entry's question, phrasings and keywords. */
+  private Set<String> entryTerms(FaqEntry e) {
+    Set<String> terms = new HashSet<>();
+    terms.addAll(KeywordAnalysis.terms(analyzer, e.question(), Integer.MAX_VALUE).keySet());
+    for (String p : e.phrasings()) {
+      terms.addAll(KeywordAnalysis.terms(analyzer, p, Integer.MAX_VALUE).keySet());
     }
-    this.vocabulary = Map.copyOf(vocab);
+    terms.addAll(
+        KeywordAnalysis.terms(analyzer, String.join(" ", e.keywords()), Integer.MAX_VALUE)
+            .keySet());
+    return terms;
   }
 
   /** Builds the index in memory ({@link ByteBuffersDirectory}). */
@@ -216,7 +248,7 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
   public List<FaqMatch> search(String text, int topK) {
     List<FaqMatch> out = new ArrayList<>();
     for (Candidate c : rank(text, topK)) {
-      out.add(new FaqMatch(c.faqId(), c.score(), entries.get(c.faqId())));
+      out.add(new FaqMatch(c.faqId(), c.score(), c.entry()));
     }
     return out;
   }
@@ -243,12 +275,90 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
         return Optional.empty();
       }
     }
-    return Optional.of(new FaqMatch(first.faqId(), first.score(), entries.get(first.faqId())));
+    return Optional.of(new FaqMatch(first.faqId(), first.score(), first.entry()));
   }
 
-  /** Number of FAQ entries. */
+  /** Number of FAQ entries, learned ones included. */
   public int size() {
-    return entries.size();
+    return view.entries().size();
+  }
+
+  /**
+   * Lays this overlay over the pack's index, replacing the previous one (an empty overlay goes back
+   * to the pack as loaded). The stored index is not touched: the overlay's phrasings and entries go
+   * into a small index in memory, searched together with the stored one, so the next search sees
+   * them. Searches running meanwhile finish on the view they started with. Applying the overlay
+   * that is already applied does nothing.
+   *
+   * @throws IllegalArgumentException when the overlay does not fit the pack (see {@link
+   *     FaqOverlay#applyTo}); the previous overlay stays
+   */
+  public synchronized void apply(FaqOverlay overlay) {
+    FaqOverlay next = overlay == null ? FaqOverlay.EMPTY : overlay;
+    if (next.equals(view.overlay())) {
+      return;
+    }
+    FaqPack live = next.applyTo(pack);
+    if (next.isEmpty()) {
+      view = base;
+      return;
+    }
+    try {
+      Directory dir = new ByteBuffersDirectory();
+      IndexWriterConfig cfg =
+          new IndexWriterConfig(analyzer)
+              .setOpenMode(IndexWriterConfig.OpenMode.CREATE)
+              .setSimilarity(similarity(settings));
+      try (IndexWriter w = new IndexWriter(dir, cfg)) {
+        for (FaqEntry e : next.entries()) {
+          addEntry(w, e);
+        }
+        for (FaqOverlay.Phrasing p : next.phrasings()) {
+          w.addDocument(doc(p.faqId(), "learned", p.text()));
+        }
+        w.commit();
+      }
+      DirectoryReader overlayReader = DirectoryReader.open(dir);
+      // the stored index stays open for the next overlay: the MultiReader must not close it
+      MultiReader both = new MultiReader(new IndexReader[] {reader, overlayReader}, false);
+      IndexSearcher searcher = searcher(both);
+      String[] ids = new String[both.maxDoc()];
+      System.arraycopy(base.docFaqId(), 0, ids, 0, base.docFaqId().length);
+      String[] added = faqIdsByDoc(searcher(overlayReader), overlayReader.maxDoc());
+      System.arraycopy(added, 0, ids, base.docFaqId().length, added.length);
+      Map<String, Set<String>> vocab = new HashMap<>(base.vocabulary());
+      Map<String, FaqEntry> entries = new HashMap<>();
+      for (FaqEntry e : live.entries()) {
+        entries.put(e.id(), e);
+      }
+      for (String id : next.touchedIds()) {
+        vocab.put(id, Set.copyOf(entryTerms(entries.get(id))));
+      }
+      // the previous overlay's reader is not closed: a search may still be running on it, and an
+      // in-memory reader holds no file handles, so the garbage collector takes it with its view
+      view =
+          new View(
+              both,
+              searcher,
+              ids,
+              searcher.collectionStatistics(F_TEXT),
+              Map.copyOf(vocab),
+              Map.copyOf(entries),
+              next,
+              overlayReader);
+      log.debug(
+          "keyword FAQ index of pack {}: overlay of {} entries and {} phrasings applied",
+          pack.id(),
+          next.entries().size(),
+          next.phrasings().size());
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot index the FAQ overlay of pack " + pack.id(), e);
+    }
+  }
+
+  /** The overlay applied now ({@link FaqOverlay#EMPTY} when none). */
+  public FaqOverlay overlay() {
+    return view.overlay();
   }
 
   /** True when this instance (re)built its index, false when it reused a stored one. */
@@ -258,7 +368,7 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
 
   @Override
   public void close() {
-    StoredIndexes.closeQuietly(reader, directory, analyzer);
+    StoredIndexes.closeQuietly(view.overlayReader(), reader, directory, analyzer);
   }
 
   // ---------------------------------------------------------------------------------------------------------
@@ -272,6 +382,7 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
     if (terms.isEmpty()) {
       return List.of();
     }
+    View v = view; // one view for the whole search, even when an overlay is applied meanwhile
     try {
       BooleanQuery.Builder q = new BooleanQuery.Builder();
       Map<String, Double> termIdf = new HashMap<>();
@@ -284,18 +395,18 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
           tq = new BoostQuery(tq, count);
         }
         q.add(tq, BooleanClause.Occur.SHOULD);
-        double idf = idf(lt);
+        double idf = idf(v, lt);
         termIdf.put(term.getKey(), idf);
         maxPossible += count * idf;
       }
-      TopDocs top = searcher.search(q.build(), settings.hitsToCollect());
+      TopDocs top = v.searcher().search(q.build(), settings.hitsToCollect());
       if (top.scoreDocs.length == 0 || maxPossible <= 0) {
         return List.of();
       }
       Map<String, double[]> perFaq =
           new LinkedHashMap<>(); // id -> [sum of best hits, hits used, best hit]
       for (ScoreDoc sd : top.scoreDocs) {
-        String id = docFaqId[sd.doc];
+        String id = v.docFaqId()[sd.doc];
         double[] acc = perFaq.computeIfAbsent(id, k -> new double[3]);
         if (acc[1] < settings.hitsPerFaq()) { // hits arrive best first
           acc[0] += sd.score;
@@ -308,7 +419,7 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
       for (Map.Entry<String, double[]> e : perFaq.entrySet()) {
         double[] acc = e.getValue();
         double score = Math.min(1.0, acc[0] / norm);
-        Set<String> vocab = vocabulary.getOrDefault(e.getKey(), Set.of());
+        Set<String> vocab = v.vocabulary().getOrDefault(e.getKey(), Set.of());
         double covered = 0;
         for (Map.Entry<String, Integer> term : terms.entrySet()) {
           if (vocab.contains(term.getKey())) {
@@ -317,7 +428,14 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
         }
         double coverage = covered / maxPossible;
         ranked.add(
-            new Candidate(e.getKey(), acc[0], acc[2], maxPossible, score * coverage, coverage));
+            new Candidate(
+                e.getKey(),
+                acc[0],
+                acc[2],
+                maxPossible,
+                score * coverage,
+                coverage,
+                v.entries().get(e.getKey())));
       }
       // rank by BM25 aggregate x coverage (measured: +1.2 points top-1 over the aggregate alone)
       ranked.sort(
@@ -336,9 +454,9 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
   /**
    * BM25 IDF as Lucene computes it; terms the index has never seen get the highest IDF (docFreq 0).
    */
-  private double idf(Term term) throws IOException {
-    long docCount = textStats == null ? reader.numDocs() : textStats.docCount();
-    int docFreq = reader.docFreq(term);
+  private static double idf(View v, Term term) throws IOException {
+    long docCount = v.textStats() == null ? v.reader().numDocs() : v.textStats().docCount();
+    int docFreq = v.reader().docFreq(term);
     return Math.log(1 + (docCount - docFreq + 0.5D) / (docFreq + 0.5D));
   }
 
@@ -356,16 +474,20 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
             .setCommitOnClose(false);
     try (IndexWriter w = new IndexWriter(dir, cfg)) {
       for (FaqEntry e : pack.entries()) {
-        w.addDocument(doc(e.id(), "question", e.question()));
-        for (String p : e.phrasings()) {
-          w.addDocument(doc(e.id(), "phrasing", p));
-        }
-        if (!e.keywords().isEmpty()) {
-          w.addDocument(doc(e.id(), "keywords", String.join(" ", e.keywords())));
-        }
+        addEntry(w, e);
       }
       w.setLiveCommitData(Map.of(FINGERPRINT_KEY, fingerprint).entrySet());
       w.commit();
+    }
+  }
+
+  private static void addEntry(IndexWriter w, FaqEntry e) throws IOException {
+    w.addDocument(doc(e.id(), "question", e.question()));
+    for (String p : e.phrasings()) {
+      w.addDocument(doc(e.id(), "phrasing", p));
+    }
+    if (!e.keywords().isEmpty()) {
+      w.addDocument(doc(e.id(), "keywords", String.join(" ", e.keywords())));
     }
   }
 

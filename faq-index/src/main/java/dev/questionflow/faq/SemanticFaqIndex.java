@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +14,10 @@ import java.util.Set;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.KnnFloatVectorField;
 import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.IndexReader;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.MultiReader;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.IndexSearcher;
@@ -79,13 +85,36 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
   private final boolean ownsKeyword;
   private final Directory directory;
   private final DirectoryReader reader;
-  private final IndexSearcher searcher;
   private final SoftmaxClassifier classifier;
-  private final String[] classIds;
-  private final Map<String, Integer> classIndex;
-  private final int[] docClass;
-  private final Map<String, FaqEntry> entries;
   private final boolean rebuilt;
+
+  /** The pack's index with no overlay; {@link #view} is what searches read now. */
+  private final View base;
+
+  private volatile View view;
+
+  /**
+   * Embeddings of the overlay's texts, kept so that applying the next overlay embeds only what is
+   * new (replaced by each {@link #apply}: holds only texts of the overlay applied now).
+   */
+  private Map<String, float[]> overlayVectors = Map.of();
+
+  /**
+   * What one search reads, swapped whole by {@link #apply}.
+   *
+   * @param classIds the classifier's classes (the pack's entries), then the overlay's new entries
+   *     (which the classifier, trained on the pack, gives no probability: they are found by the kNN
+   *     vote and BM25)
+   * @param docClass the class of each document, -1 for the classifier's document
+   */
+  private record View(
+      IndexSearcher searcher,
+      String[] classIds,
+      Map<String, Integer> classIndex,
+      int[] docClass,
+      Map<String, FaqEntry> entries,
+      FaqOverlay overlay,
+      DirectoryReader overlayReader) {}
 
   private SemanticFaqIndex(
       FaqPack pack,
@@ -107,7 +136,7 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
     this.directory = directory;
     this.rebuilt = rebuilt;
     this.reader = DirectoryReader.open(directory);
-    this.searcher = new IndexSearcher(reader);
+    IndexSearcher searcher = new IndexSearcher(reader);
     TopDocs clf = searcher.search(new TermQuery(new Term(F_KIND, KIND_CLASSIFIER)), 1);
     if (clf.scoreDocs.length == 0) {
       throw new IOException("semantic index has no classifier document");
@@ -115,23 +144,38 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
     StoredFields stored = searcher.storedFields();
     Document clfDoc = stored.document(clf.scoreDocs[0].doc);
     this.classifier = SoftmaxClassifier.fromBytes(clfDoc.getBinaryValue(F_CLASSIFIER).bytes);
-    this.classIds = clfDoc.get(F_CLASSES).split("\n", -1);
+    String[] classIds = clfDoc.get(F_CLASSES).split("\n", -1);
     Map<String, Integer> idx = new LinkedHashMap<>();
     for (int i = 0; i < classIds.length; i++) {
       idx.put(classIds[i], i);
     }
-    this.classIndex = Map.copyOf(idx);
-    this.docClass = new int[reader.maxDoc()];
-    java.util.Arrays.fill(docClass, -1);
-    for (int d = 0; d < reader.maxDoc(); d++) {
+    int[] docClass = docClasses(reader, idx);
+    Map<String, FaqEntry> byId = new LinkedHashMap<>();
+    pack.entries().forEach(e -> byId.put(e.id(), e));
+    this.base =
+        new View(
+            searcher,
+            classIds,
+            Map.copyOf(idx),
+            docClass,
+            Map.copyOf(byId),
+            FaqOverlay.EMPTY,
+            null);
+    this.view = base;
+  }
+
+  private static int[] docClasses(IndexReader r, Map<String, Integer> classIndex)
+      throws IOException {
+    int[] docClass = new int[r.maxDoc()];
+    Arrays.fill(docClass, -1);
+    StoredFields stored = r.storedFields();
+    for (int d = 0; d < r.maxDoc(); d++) {
       String id = stored.document(d, Set.of(F_ID)).get(F_ID);
       if (id != null) {
         docClass[d] = classIndex.getOrDefault(id, -1);
       }
     }
-    Map<String, FaqEntry> byId = new LinkedHashMap<>();
-    pack.entries().forEach(e -> byId.put(e.id(), e));
-    this.entries = Map.copyOf(byId);
+    return docClass;
   }
 
   /**
@@ -276,8 +320,9 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
   @Override
   public List<FaqMatch> search(String text, int topK) {
     List<FaqMatch> out = new ArrayList<>();
-    for (Fusion.Candidate c : rank(text, topK).candidates()) {
-      out.add(new FaqMatch(c.faqId(), c.score(), entries.get(c.faqId())));
+    View v = view;
+    for (Fusion.Candidate c : rank(v, text, topK).candidates()) {
+      out.add(new FaqMatch(c.faqId(), c.score(), v.entries().get(c.faqId())));
     }
     return out;
   }
@@ -288,7 +333,8 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
    */
   @Override
   public Optional<FaqMatch> best(String text) {
-    Fusion.Ranking r = rank(text, 1);
+    View v = view;
+    Fusion.Ranking r = rank(v, text, 1);
     if (r.candidates().isEmpty()) {
       return Optional.empty();
     }
@@ -296,7 +342,7 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
     if (!settings.answers(c.score(), r.maxSimilarity(), r.keywordTop())) {
       return Optional.empty();
     }
-    return Optional.of(new FaqMatch(c.faqId(), c.score(), entries.get(c.faqId())));
+    return Optional.of(new FaqMatch(c.faqId(), c.score(), v.entries().get(c.faqId())));
   }
 
   /** The embedding model id, e.g. {@code bge-small-en-v1.5-q}. */
@@ -304,7 +350,113 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
     return embedder.modelId();
   }
 
-  /** The pack this index was built from. */
+  /**
+   * Lays this overlay over the pack's index, replacing the previous one (empty: the pack as
+   * loaded), and applies it to the keyword index this one fuses with as well. The overlay's texts
+   * are embedded (only those the previous overlay did not have) and kept in a small vector index in
+   * memory that kNN searches together with the stored one; the stored index and the classifier are
+   * not touched, so a new entry is found by the kNN vote and BM25 only. Searches running meanwhile
+   * finish on the view they started with. Applying the overlay that is already applied does
+   * nothing.
+   *
+   * @throws IllegalArgumentException when the overlay does not fit the pack ({@link
+   *     FaqOverlay#applyTo}); the previous overlay stays
+   */
+  public synchronized void apply(FaqOverlay overlay) {
+    FaqOverlay next = overlay == null ? FaqOverlay.EMPTY : overlay;
+    FaqPack live = next.applyTo(pack); // validates before anything changes
+    keyword.apply(next);
+    if (next.equals(view.overlay())) {
+      return;
+    }
+    if (next.isEmpty()) {
+      view = base;
+      overlayVectors = Map.of();
+      return;
+    }
+    List<String> texts = new ArrayList<>();
+    List<String> ids = new ArrayList<>();
+    for (FaqEntry e : next.entries()) {
+      for (String t : SemanticIndexWriter.texts(e)) {
+        texts.add(t);
+        ids.add(e.id());
+      }
+    }
+    for (FaqOverlay.Phrasing p : next.phrasings()) {
+      if (!p.text().isBlank()) {
+        texts.add(p.text().strip());
+        ids.add(p.faqId());
+      }
+    }
+    Map<String, float[]> vectors = new HashMap<>();
+    List<String> missing = new ArrayList<>();
+    for (String t : texts) {
+      float[] known = overlayVectors.get(t);
+      if (known != null) {
+        vectors.put(t, known);
+      } else if (!vectors.containsKey(t) && !missing.contains(t)) {
+        missing.add(t);
+      }
+    }
+    if (!missing.isEmpty()) {
+      List<float[]> embedded = embedder.embedAll(missing);
+      for (int i = 0; i < missing.size(); i++) {
+        vectors.put(missing.get(i), embedded.get(i));
+      }
+    }
+    String[] classIds =
+        Arrays.copyOf(base.classIds(), base.classIds().length + next.entries().size());
+    Map<String, Integer> classIndex = new LinkedHashMap<>(base.classIndex());
+    for (int i = 0; i < next.entries().size(); i++) {
+      String id = next.entries().get(i).id();
+      classIds[base.classIds().length + i] = id;
+      classIndex.put(id, base.classIds().length + i);
+    }
+    try {
+      Directory dir = new ByteBuffersDirectory();
+      try (IndexWriter w = new IndexWriter(dir, new IndexWriterConfig())) {
+        for (int i = 0; i < texts.size(); i++) {
+          w.addDocument(SemanticIndexWriter.vectorDoc(ids.get(i), vectors.get(texts.get(i))));
+        }
+        w.commit();
+      }
+      DirectoryReader overlayReader = DirectoryReader.open(dir);
+      int[] added = docClasses(overlayReader, classIndex);
+      int[] docClass = Arrays.copyOf(base.docClass(), base.docClass().length + added.length);
+      System.arraycopy(added, 0, docClass, base.docClass().length, added.length);
+      Map<String, FaqEntry> entries = new LinkedHashMap<>();
+      live.entries().forEach(e -> entries.put(e.id(), e));
+      // the stored index stays open for the next overlay: the MultiReader must not close it; the
+      // previous overlay's reader is left to the garbage collector (in memory, no file handles), as
+      // a search may still be running on it
+      MultiReader both = new MultiReader(new IndexReader[] {reader, overlayReader}, false);
+      view =
+          new View(
+              new IndexSearcher(both),
+              classIds,
+              Map.copyOf(classIndex),
+              docClass,
+              Map.copyOf(entries),
+              next,
+              overlayReader);
+      overlayVectors = Map.copyOf(vectors);
+      log.debug(
+          "semantic FAQ index of pack {}: overlay of {} entries and {} phrasings applied ({} embedded)",
+          pack.id(),
+          next.entries().size(),
+          next.phrasings().size(),
+          missing.size());
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot index the FAQ overlay of pack " + pack.id(), e);
+    }
+  }
+
+  /** The overlay applied now ({@link FaqOverlay#EMPTY} when none). */
+  public FaqOverlay overlay() {
+    return view.overlay();
+  }
+
+  /** The pack this index was built from (without the overlay). */
   public FaqPack pack() {
     return pack;
   }
@@ -324,7 +476,8 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
 
   @Override
   public void close() {
-    StoredIndexes.closeQuietly(reader, directory, ownsKeyword ? keyword : null);
+    StoredIndexes.closeQuietly(
+        view.overlayReader(), reader, directory, ownsKeyword ? keyword : null);
     if (ownsEmbedder) {
       StoredIndexes.closeQuietly(embedder);
     }
@@ -333,6 +486,10 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
   // ---------------------------------------------------------------------------------------------------------
 
   Fusion.Ranking rank(String text, int topK) {
+    return rank(view, text, topK);
+  }
+
+  private Fusion.Ranking rank(View v, String text, int topK) {
     if (text == null || topK <= 0 || text.isBlank()) {
       return Fusion.Ranking.EMPTY;
     }
@@ -341,7 +498,7 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
       t = t.substring(0, MAX_QUERY_CHARS);
     }
     float[] q = queries.embed(t);
-    return rank(q, keyword.search(t, 10), topK, settings);
+    return rank(v, q, keyword.search(t, 10), topK, settings);
   }
 
   /**
@@ -349,19 +506,25 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
    * reuses it).
    */
   Fusion.Ranking rank(float[] q, List<FaqMatch> keywordHits, int topK, SemanticSettings s) {
-    int n = classIds.length;
-    double[] pClf = s.wClassifier() > 0 ? classifier.predict(q) : new double[n];
+    return rank(view, q, keywordHits, topK, s);
+  }
+
+  private Fusion.Ranking rank(
+      View v, float[] q, List<FaqMatch> keywordHits, int topK, SemanticSettings s) {
+    int n = v.classIds().length;
+    // the classifier knows the pack's entries only: a new entry's probability is 0
+    double[] pClf = s.wClassifier() > 0 ? Arrays.copyOf(classifier.predict(q), n) : new double[n];
     Fusion.Vote vote;
     try {
-      TopDocs hits = searcher.search(new KnnFloatVectorQuery(F_VECTOR, q, s.knnK()), s.knnK());
-      vote = Fusion.knnVote(hits.scoreDocs, docClass, n, s.knnTemp());
+      TopDocs hits = v.searcher().search(new KnnFloatVectorQuery(F_VECTOR, q, s.knnK()), s.knnK());
+      vote = Fusion.knnVote(hits.scoreDocs, v.docClass(), n, s.knnTemp());
     } catch (IOException e) {
       throw new UncheckedIOException("Semantic FAQ search failed", e);
     }
     double kwTop = keywordHits.stream().mapToDouble(FaqMatch::score).max().orElse(0);
-    double[] pKw = Fusion.keywordShares(keywordHits, classIndex, n);
+    double[] pKw = Fusion.keywordShares(keywordHits, v.classIndex(), n);
     return new Fusion.Ranking(
-        Fusion.fuse(classIds, pClf, vote.shares(), pKw, s, topK), vote.maxSimilarity(), kwTop);
+        Fusion.fuse(v.classIds(), pClf, vote.shares(), pKw, s, topK), vote.maxSimilarity(), kwTop);
   }
 
   /**

@@ -42,6 +42,16 @@ final class SemanticIndexWriter {
     return new ArrayList<>(texts);
   }
 
+  /** One embedded text of an entry, as the kNN search finds it. */
+  static Document vectorDoc(String faqId, float[] vector) {
+    Document d = new Document();
+    d.add(new StringField(SemanticFaqIndex.F_ID, faqId, Field.Store.YES));
+    d.add(
+        new KnnFloatVectorField(
+            SemanticFaqIndex.F_VECTOR, vector, VectorSimilarityFunction.DOT_PRODUCT));
+    return d;
+  }
+
   static void write(
       FaqPack pack, Embedder embedder, SemanticSettings settings, Directory dir, String fingerprint)
       throws IOException {
@@ -82,12 +92,7 @@ final class SemanticIndexWriter {
             .setCommitOnClose(false);
     try (IndexWriter w = new IndexWriter(dir, cfg)) {
       for (int i = 0; i < texts.size(); i++) {
-        Document d = new Document();
-        d.add(new StringField(SemanticFaqIndex.F_ID, ids.get(i), Field.Store.YES));
-        d.add(
-            new KnnFloatVectorField(
-                SemanticFaqIndex.F_VECTOR, vectors.get(i), VectorSimilarityFunction.DOT_PRODUCT));
-        w.addDocument(d);
+        w.addDocument(vectorDoc(ids.get(i), vectors.get(i)));
       }
       Document c = new Document();
       c.add(

@@ -159,6 +159,15 @@ public final class HotEntryCache {
         : Optional.empty();
   }
 
+  /**
+   * Forgets everything: after the pack changed (a learned phrasing or entry, or a revert), an
+   * earlier answer may no longer be the pack's answer, or name an entry that is gone.
+   */
+  public synchronized void clear() {
+    recent.clear();
+    hot.clear();
+  }
+
   public synchronized int questionCount() {
     return recent.size();
   }

@@ -63,6 +63,18 @@ class HotEntryCacheTest {
   }
 
   @Test
+  void clearForgetsEverythingAfterThePackChanged() {
+    HotEntryCache cache = new HotEntryCache(10, 10);
+    cache.record("where is my card", matched("card_arrival", "When will my card arrive?"));
+    assertThat(cache.lookup("where is my card", 3)).isPresent();
+    cache.clear();
+    assertThat(cache.lookup("where is my card", 3)).isEmpty();
+    assertThat(cache.lookup("when will my card arrive", 3)).isEmpty();
+    assertThat(cache.questionCount()).isZero();
+    assertThat(cache.entryCount()).isZero();
+  }
+
+  @Test
   void chineseTextUsesCharacterBigrams() {
     HotEntryCache cache = new HotEntryCache(10, 10);
     cache.record("我的新卡还没收到", matched("card_arrival", "我的卡什么时候到？"));

@@ -7,11 +7,15 @@ import dev.questionflow.activities.generation.PromptCanary;
 import dev.questionflow.activities.generation.Safeguards;
 import dev.questionflow.activities.intent.RuleIntentActivities;
 import dev.questionflow.activities.lane.LaneGate;
+import dev.questionflow.activities.learning.FaqChangeLog;
+import dev.questionflow.activities.learning.FaqLearning;
+import dev.questionflow.activities.learning.LiveFaq;
 import dev.questionflow.activities.privacy.RedactionSettings;
 import dev.questionflow.activities.privacy.Redactor;
 import dev.questionflow.activities.resilience.DependencyBreakers;
 import dev.questionflow.activities.resilience.UpstreamErrors;
 import dev.questionflow.activities.retrieval.FaqRetrievalActivities;
+import dev.questionflow.activities.retrieval.HotEntryCache;
 import dev.questionflow.activities.session.SessionActivitiesImpl;
 import dev.questionflow.activities.session.SessionStore;
 import dev.questionflow.activities.session.TemporalSessionSignals;
@@ -24,6 +28,7 @@ import dev.questionflow.faq.FaqPacks;
 import dev.questionflow.faq.KeywordFaqIndex;
 import dev.questionflow.faq.SemanticFaqIndex;
 import dev.questionflow.workflows.retrieval.RetrievalActivities;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.temporal.client.WorkflowClient;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -145,7 +150,8 @@ class ActivitiesConfig {
       KeywordFaqIndex keyword,
       CsProperties properties,
       DependencyBreakers breakers,
-      UpstreamErrors errors) {
+      UpstreamErrors errors,
+      HotEntryCache hotCache) {
     if (properties.drills() != null
         && properties.drills().isDown(ResilienceConfig.RETRIEVAL_DRILL)) {
       log.warn(
@@ -155,10 +161,7 @@ class ActivitiesConfig {
             "drill: retrieval is forced down (cs.drills.down)", FaqRetrievalActivities.UNAVAILABLE);
       };
     }
-    CsProperties.Resilience.Retrieval r =
-        properties.resilience() == null || properties.resilience().retrieval() == null
-            ? new CsProperties.Resilience.Retrieval(null, null, null, null)
-            : properties.resilience().retrieval();
+    CsProperties.Resilience.Retrieval r = retrieval(properties);
     FaqRetrievalActivities.Timeouts defaults = FaqRetrievalActivities.Timeouts.DEFAULT;
     return new FaqRetrievalActivities(
         semantic.index(),
@@ -166,9 +169,7 @@ class ActivitiesConfig {
         new FaqRetrievalActivities.Timeouts(
             r.semanticTimeout() != null ? r.semanticTimeout() : defaults.semantic(),
             r.keywordTimeout() != null ? r.keywordTimeout() : defaults.keyword()),
-        new dev.questionflow.activities.retrieval.HotEntryCache(
-            r.hotCacheQuestions() != null ? r.hotCacheQuestions() : 1000,
-            r.hotCacheEntries() != null ? r.hotCacheEntries() : 100),
+        hotCache,
         breakers,
         errors);
   }
@@ -239,9 +240,47 @@ class ActivitiesConfig {
     return PromptCanary.random();
   }
 
+  /** Learned entries included: a question matched to one is answered with the staff reply. */
   @Bean
-  FaqTemplateActivities templateActivities(FaqPack pack) {
-    return new FaqTemplateActivities(pack);
+  FaqTemplateActivities templateActivities(LiveFaq live) {
+    return new FaqTemplateActivities(live.basePack().id(), live::entry);
+  }
+
+  /**
+   * The pack with what staff learned from tickets, laid over both matchers; the whole change log is
+   * applied before the worker starts taking questions, then polled (cs.faq.learning.poll-interval).
+   */
+  @Bean(destroyMethod = "close")
+  LiveFaq liveFaq(
+      FaqPack pack,
+      KeywordFaqIndex keyword,
+      SemanticMatcher semantic,
+      FaqChangeLog changes,
+      HotEntryCache hotCache,
+      CsProperties properties,
+      MeterRegistry meters) {
+    return new LiveFaq(pack, keyword, semantic.index(), changes, hotCache::clear)
+        .start(properties.faq().learningPollInterval(), meters);
+  }
+
+  @Bean
+  FaqLearning faqLearning(LiveFaq live, Redactor redactor, MeterRegistry meters) {
+    return new FaqLearning(live, redactor, Clock.systemUTC(), meters);
+  }
+
+  /** The last retrieval fallback; cleared whenever the learned pack changes. */
+  @Bean
+  HotEntryCache hotEntryCache(CsProperties properties) {
+    CsProperties.Resilience.Retrieval r = retrieval(properties);
+    return new HotEntryCache(
+        r.hotCacheQuestions() != null ? r.hotCacheQuestions() : 1000,
+        r.hotCacheEntries() != null ? r.hotCacheEntries() : 100);
+  }
+
+  private static CsProperties.Resilience.Retrieval retrieval(CsProperties properties) {
+    return properties.resilience() == null || properties.resilience().retrieval() == null
+        ? new CsProperties.Resilience.Retrieval(null, null, null, null)
+        : properties.resilience().retrieval();
   }
 
   @Bean

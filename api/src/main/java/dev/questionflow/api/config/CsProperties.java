@@ -209,7 +209,23 @@ public record CsProperties(
     }
   }
 
-  public record Faq(String pack, String indexDir, boolean semanticEnabled) {}
+  /**
+   * @param learning staff-learned phrasings and entries ({@code cs.faq.learning})
+   */
+  public record Faq(String pack, String indexDir, boolean semanticEnabled, Learning learning) {
+
+    /**
+     * @param pollInterval how often each instance checks the change log for changes made on other
+     *     instances (null: 1 s)
+     */
+    public record Learning(Duration pollInterval) {}
+
+    public Duration learningPollInterval() {
+      return learning == null || learning.pollInterval() == null
+          ? Duration.ofSeconds(1)
+          : learning.pollInterval();
+    }
+  }
 
   /**
    * @param webhookUrl the helpdesk's webhook; null or blank = tickets stay in the inbox

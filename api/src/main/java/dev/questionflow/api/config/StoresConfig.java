@@ -1,5 +1,8 @@
 package dev.questionflow.api.config;
 
+import dev.questionflow.activities.learning.FaqChangeLog;
+import dev.questionflow.activities.learning.InMemoryFaqChangeLog;
+import dev.questionflow.activities.learning.RedisFaqChangeLog;
 import dev.questionflow.activities.redis.LazyRedis;
 import dev.questionflow.activities.redis.RedisOrMemory;
 import dev.questionflow.activities.resilience.DependencyBreakers;
@@ -13,6 +16,7 @@ import dev.questionflow.activities.ticket.InMemoryTicketInbox;
 import dev.questionflow.activities.ticket.RedisTicketInbox;
 import dev.questionflow.activities.ticket.TicketInbox;
 import dev.questionflow.api.payload.PayloadProperties;
+import dev.questionflow.faq.FaqPack;
 import dev.questionflow.workflows.codec.SealedText;
 import java.time.Clock;
 import org.slf4j.Logger;
@@ -66,6 +70,26 @@ class StoresConfig {
         "REDIS_URL is not set: the ticket inbox is in process memory and is NOT durable; tickets are lost when this"
             + " process stops. Set REDIS_URL for production.");
     return new InMemoryTicketInbox();
+  }
+
+  /**
+   * The log of what staff learned from tickets (phrasings, entries): like tickets it must not be
+   * lost or differ between instances, so no memory fallback with Redis; while Redis is down,
+   * changes fail and every instance keeps the changes it has applied.
+   */
+  @Bean
+  FaqChangeLog faqChangeLog(ObjectProvider<LazyRedis> redis, SealedText sealed, FaqPack pack) {
+    LazyRedis lazy = redis.getIfAvailable();
+    if (lazy != null) {
+      log.info(
+          "FAQ change log: Redis, phrasings and answers {}",
+          sealed.encrypting() ? "encrypted" : "NOT encrypted");
+      return new RedisFaqChangeLog(lazy, sealed, pack.id());
+    }
+    log.warn(
+        "REDIS_URL is not set: what staff learn from tickets (FAQ phrasings and entries) is in process memory,"
+            + " NOT shared between instances and lost when this process stops. Set REDIS_URL for production.");
+    return new InMemoryFaqChangeLog();
   }
 
   /**

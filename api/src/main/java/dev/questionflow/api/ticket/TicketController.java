@@ -1,6 +1,10 @@
 package dev.questionflow.api.ticket;
 
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import dev.questionflow.activities.learning.ChangeRejected;
+import dev.questionflow.activities.learning.FaqChange;
+import dev.questionflow.activities.learning.FaqLearning;
+import dev.questionflow.activities.learning.LiveFaq;
 import dev.questionflow.activities.session.SessionStore;
 import dev.questionflow.activities.ticket.Ticket;
 import dev.questionflow.activities.ticket.TicketInbox;
@@ -9,10 +13,10 @@ import dev.questionflow.api.question.NotFoundException;
 import dev.questionflow.api.question.QuestionService;
 import dev.questionflow.api.security.Requester;
 import dev.questionflow.api.web.ConflictException;
-import dev.questionflow.faq.FaqPack;
 import dev.questionflow.workflows.question.StaffReply;
 import dev.questionflow.workflows.session.SessionKeys;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Schema;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -23,6 +27,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.http.ResponseEntity;
 import org.springframework.security.access.prepost.PreAuthorize;
 import org.springframework.validation.annotation.Validated;
@@ -45,7 +51,42 @@ import org.springframework.web.bind.annotation.RestController;
 @PreAuthorize("hasRole('STAFF')")
 class TicketController {
 
-  record ReplyRequest(@NotBlank @Size(max = 4000) String text) {}
+  @Schema(
+      description =
+          "The reply; with learn, the ticket also teaches the FAQ (docs/runbook.md \"Teaching the FAQ\")")
+  record ReplyRequest(
+      @NotBlank @Size(max = 4000) String text,
+      @Schema(description = "optional: turn this ticket into FAQ knowledge") @Valid Learn learn) {}
+
+  /**
+   * Exactly one of {@code asPhrasingOf} and {@code newEntry}.
+   *
+   * @param phrasing the text to learn instead of the customer's question (e.g. without the noise);
+   *     redacted either way
+   */
+  @Schema(
+      description =
+          "Exactly one of asPhrasingOf (an existing entry's id: the question becomes a phrasing of it)"
+              + " and newEntry (a new entry whose answer is the reply)")
+  record Learn(
+      @Schema(example = "card_arrival") @Size(max = 64) String asPhrasingOf,
+      @Valid NewEntry newEntry,
+      @Schema(description = "learn this text instead of the customer's question")
+          @Size(max = FaqLearning.MAX_TEXT)
+          String phrasing) {}
+
+  /**
+   * @param question the entry's standard question; omitted: the customer's question
+   */
+  record NewEntry(
+      @Schema(example = "branch_opening_hours", description = "lower case, digits and _")
+          @NotBlank
+          @Size(max = 64)
+          String id,
+      @Size(max = FaqLearning.MAX_TEXT) String question) {}
+
+  /** The 202 answer of a reply, with the pack change it made (null without learn). */
+  record Replied(@JsonUnwrapped Accepted accepted, FaqChange learned) {}
 
   /** What staff need of a ticket in the list: no other turns of the customer's session. */
   record TicketView(
@@ -99,18 +140,26 @@ class TicketController {
   record TicketDetail(
       @JsonUnwrapped TicketView ticket, List<Candidate> candidates, List<RecentTurn> recentTurns) {}
 
+  private static final Logger log = LoggerFactory.getLogger(TicketController.class);
+
   private final TicketInbox inbox;
   private final QuestionService questions;
   private final SessionStore sessions;
-  private final FaqPack faq;
+  private final LiveFaq faq;
+  private final FaqLearning learning;
   private final Clock clock = Clock.systemUTC();
 
   TicketController(
-      TicketInbox inbox, QuestionService questions, SessionStore sessions, FaqPack faq) {
+      TicketInbox inbox,
+      QuestionService questions,
+      SessionStore sessions,
+      LiveFaq faq,
+      FaqLearning learning) {
     this.inbox = inbox;
     this.questions = questions;
     this.sessions = sessions;
     this.faq = faq;
+    this.learning = learning;
   }
 
   @Operation(summary = "Tickets by status, longest waiting first (staff)")
@@ -136,7 +185,8 @@ class TicketController {
             : ticket.candidateFaqIds().stream()
                 .map(
                     id ->
-                        faq.entry(id)
+                        faq.pack()
+                            .entry(id)
                             .map(entry -> new Candidate(id, entry.question(), entry.answer()))
                             .orElse(new Candidate(id, null, null)))
                 .toList();
@@ -152,9 +202,11 @@ class TicketController {
 
   @Operation(
       summary =
-          "Answer a ticket as the signed-in staff member; the reply becomes the question's answer (HUMAN)")
+          "Answer a ticket as the signed-in staff member; the reply becomes the question's answer (HUMAN)."
+              + " With learn, the question also becomes a phrasing of an entry, or a new entry answered by"
+              + " the reply, live on every instance (400 when the change is bad: nothing is sent then)")
   @PostMapping("/{ticketId}/reply")
-  ResponseEntity<Accepted> reply(
+  ResponseEntity<Replied> reply(
       @PathVariable String ticketId, @Valid @RequestBody ReplyRequest reply) {
     Ticket ticket = find(ticketId);
     if (ticket.status() == Ticket.Status.ANSWERED) {
@@ -162,15 +214,57 @@ class TicketController {
           "ticket " + ticketId + " was already answered by " + ticket.agent());
     }
     String agent = Requester.current().name();
+    // checked and saved before the reply goes out, so a bad change sends nothing; undone below when
+    // the reply cannot be delivered
+    FaqChange learned = reply.learn() == null ? null : learn(ticket, agent, reply);
     try {
       questions.deliverStaffReply(
           ticket.workflowId(), new StaffReply(ticketId, agent, reply.text()));
     } catch (io.temporal.client.WorkflowNotFoundException e) {
+      undo(learned, ticketId);
       throw new ConflictException(
           "the question of ticket " + ticketId + " is closed and can no longer be answered");
+    } catch (RuntimeException e) {
+      undo(learned, ticketId);
+      throw e;
     }
     String statusUrl = "/api/v1/questions/" + ticket.workflowId();
-    return ResponseEntity.accepted().body(new Accepted(ticket.workflowId(), statusUrl, false));
+    return ResponseEntity.accepted()
+        .body(new Replied(new Accepted(ticket.workflowId(), statusUrl, false), learned));
+  }
+
+  private FaqChange learn(Ticket ticket, String agent, ReplyRequest reply) {
+    Learn learn = reply.learn();
+    boolean phrasing = learn.asPhrasingOf() != null && !learn.asPhrasingOf().isBlank();
+    if (phrasing == (learn.newEntry() != null)) {
+      throw new ChangeRejected(
+          ChangeRejected.Why.INVALID, "learn needs exactly one of asPhrasingOf and newEntry");
+    }
+    String text = learn.phrasing() != null ? learn.phrasing() : ticket.question();
+    return phrasing
+        ? learning.addPhrasing(learn.asPhrasingOf(), text, ticket.ticketId(), agent)
+        : learning.addEntry(
+            learn.newEntry().id(),
+            learn.newEntry().question(),
+            reply.text(),
+            text,
+            ticket.ticketId(),
+            agent);
+  }
+
+  private void undo(FaqChange learned, String ticketId) {
+    if (learned == null) {
+      return;
+    }
+    try {
+      learning.revert(learned.version(), "system: the reply to ticket " + ticketId + " failed");
+    } catch (RuntimeException e) {
+      log.error(
+          "pack change {} stays although the reply to ticket {} failed: revert it in the admin API",
+          learned.version(),
+          ticketId,
+          e);
+    }
   }
 
   private Ticket find(String ticketId) {

@@ -1,5 +1,6 @@
 package dev.questionflow.api.web;
 
+import dev.questionflow.activities.learning.ChangeRejected;
 import dev.questionflow.api.question.NotFoundException;
 import jakarta.validation.ConstraintViolationException;
 import java.util.Arrays;
@@ -142,6 +143,25 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
                 ? ex.getMessage()
                 : "your credentials do not allow this");
     problem.setTitle("Forbidden");
+    return problem;
+  }
+
+  /** A refused FAQ pack change: nothing was changed. */
+  @ExceptionHandler(ChangeRejected.class)
+  ProblemDetail packChangeRejected(ChangeRejected ex) {
+    HttpStatus status =
+        switch (ex.why()) {
+          case INVALID -> HttpStatus.BAD_REQUEST;
+          case NOT_FOUND -> HttpStatus.NOT_FOUND;
+          case CONFLICT -> HttpStatus.CONFLICT;
+        };
+    ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, ex.getMessage());
+    problem.setTitle(
+        switch (ex.why()) {
+          case INVALID -> "Invalid pack change";
+          case NOT_FOUND -> "Not found";
+          case CONFLICT -> "Conflict";
+        });
     return problem;
   }
 

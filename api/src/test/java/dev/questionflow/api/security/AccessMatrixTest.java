@@ -241,6 +241,25 @@ class AccessMatrixTest {
         403,
         501);
     assertRow(
+        "GET admin FAQ changes",
+        who -> get("/api/v1/admin/faq/changes"),
+        401,
+        403,
+        403,
+        403,
+        403,
+        200);
+    // the admin's 404 on a version that does not exist says the request got through
+    assertRow(
+        "POST admin FAQ change revert",
+        who -> post("/api/v1/admin/faq/changes/987654/revert"),
+        401,
+        403,
+        403,
+        403,
+        403,
+        404);
+    assertRow(
         "GET admin history",
         who -> get("/api/v1/admin/questions/" + answeredOfA + "/history"),
         401,
