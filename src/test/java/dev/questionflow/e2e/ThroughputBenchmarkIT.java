@@ -138,8 +138,8 @@ class ThroughputBenchmarkIT {
   void bareWorkflowThenQuestionsAtFaqAndRagLevel() throws Exception {
     List<String> texts = questionTexts();
     WorkflowClient client = Infra.temporalClient();
-    // the dev server this benchmark talks to: another one on the machine (a second checkout's) would
-    // report its own idle CPU
+    // the dev server this benchmark talks to: another one on the machine (a second checkout's)
+    // would report its own idle CPU
     String port = Infra.temporalAddress().replaceFirst("^.*:", "");
     long server =
         ProcessStats.find("server start-dev", "--port " + port + " ")

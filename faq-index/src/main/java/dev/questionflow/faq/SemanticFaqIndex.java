@@ -540,35 +540,37 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
       double keywordTop) {}
 
   Signals signals(float[] q, List<FaqMatch> keywordHits, int k) {
+    View v = view;
+    int n = v.classIds().length;
     int[] nearestEntry;
     double[] nearestCos;
     try {
-      ScoreDoc[] hits = searcher.search(new KnnFloatVectorQuery(F_VECTOR, q, k), k).scoreDocs;
+      ScoreDoc[] hits = v.searcher().search(new KnnFloatVectorQuery(F_VECTOR, q, k), k).scoreDocs;
       nearestEntry = new int[hits.length];
       nearestCos = new double[hits.length];
-      int n = 0;
+      int found = 0;
       for (ScoreDoc sd : hits) {
-        if (docClass[sd.doc] >= 0) {
-          nearestEntry[n] = docClass[sd.doc];
-          nearestCos[n++] = 2.0 * sd.score - 1.0; // DOT_PRODUCT score = (1 + cos) / 2
+        if (v.docClass()[sd.doc] >= 0) {
+          nearestEntry[found] = v.docClass()[sd.doc];
+          nearestCos[found++] = 2.0 * sd.score - 1.0; // DOT_PRODUCT score = (1 + cos) / 2
         }
       }
-      nearestEntry = java.util.Arrays.copyOf(nearestEntry, n);
-      nearestCos = java.util.Arrays.copyOf(nearestCos, n);
+      nearestEntry = Arrays.copyOf(nearestEntry, found);
+      nearestCos = Arrays.copyOf(nearestCos, found);
     } catch (IOException e) {
       throw new UncheckedIOException("Semantic FAQ search failed", e);
     }
     return new Signals(
-        classifier.predict(q),
+        Arrays.copyOf(classifier.predict(q), n),
         nearestEntry,
         nearestCos,
-        Fusion.keywordShares(keywordHits, classIndex, classIds.length),
+        Fusion.keywordShares(keywordHits, v.classIndex(), n),
         keywordHits.stream().mapToDouble(FaqMatch::score).max().orElse(0));
   }
 
   /** The entries' ids in the order of the signals' arrays. */
   String[] entryIds() {
-    return classIds.clone();
+    return view.classIds().clone();
   }
 
   /** What embeds questions: the model, or {@link QueryCache} around it. */
