@@ -123,7 +123,40 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
       Map<String, Set<String>> vocabulary,
       Map<String, FaqEntry> entries,
       FaqOverlay overlay,
-      DirectoryReader overlayReader) {}
+      DirectoryReader overlayReader,
+      Map<String, Integer> docsPerEntry) {
+
+    View(
+        IndexReader reader,
+        IndexSearcher searcher,
+        String[] docFaqId,
+        CollectionStatistics textStats,
+        Map<String, Set<String>> vocabulary,
+        Map<String, FaqEntry> entries,
+        FaqOverlay overlay,
+        DirectoryReader overlayReader) {
+      this(
+          reader,
+          searcher,
+          docFaqId,
+          textStats,
+          vocabulary,
+          entries,
+          overlay,
+          overlayReader,
+          counts(docFaqId));
+    }
+
+    private static Map<String, Integer> counts(String[] docFaqId) {
+      Map<String, Integer> counts = new HashMap<>();
+      for (String id : docFaqId) {
+        if (id != null) {
+          counts.merge(id, 1, Integer::sum);
+        }
+      }
+      return Map.copyOf(counts);
+    }
+  }
 
   private static String[] faqIdsByDoc(IndexSearcher searcher, int maxDoc) throws IOException {
     String[] ids = new String[maxDoc];
@@ -414,11 +447,13 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
           acc[2] = Math.max(acc[2], sd.score);
         }
       }
-      double norm = settings.hitsPerFaq() * maxPossible;
       List<Candidate> ranked = new ArrayList<>(perFaq.size());
       for (Map.Entry<String, double[]> e : perFaq.entrySet()) {
         double[] acc = e.getValue();
-        double score = Math.min(1.0, acc[0] / norm);
+        // the mean of the entry's best hits, over as many as it has documents: a learned entry
+        // with a question and one phrasing must be able to reach the score of one with hundreds
+        int hits = Math.min(settings.hitsPerFaq(), v.docsPerEntry().getOrDefault(e.getKey(), 1));
+        double score = Math.min(1.0, acc[0] / (Math.max(1, hits) * maxPossible));
         Set<String> vocab = v.vocabulary().getOrDefault(e.getKey(), Set.of());
         double covered = 0;
         for (Map.Entry<String, Integer> term : terms.entrySet()) {
