@@ -124,38 +124,17 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
       Map<String, FaqEntry> entries,
       FaqOverlay overlay,
       DirectoryReader overlayReader,
-      Map<String, Integer> docsPerEntry) {
+      Map<String, Integer> docsPerEntry) {}
 
-    View(
-        IndexReader reader,
-        IndexSearcher searcher,
-        String[] docFaqId,
-        CollectionStatistics textStats,
-        Map<String, Set<String>> vocabulary,
-        Map<String, FaqEntry> entries,
-        FaqOverlay overlay,
-        DirectoryReader overlayReader) {
-      this(
-          reader,
-          searcher,
-          docFaqId,
-          textStats,
-          vocabulary,
-          entries,
-          overlay,
-          overlayReader,
-          counts(docFaqId));
-    }
-
-    private static Map<String, Integer> counts(String[] docFaqId) {
-      Map<String, Integer> counts = new HashMap<>();
-      for (String id : docFaqId) {
-        if (id != null) {
-          counts.merge(id, 1, Integer::sum);
-        }
+  /** How many documents each entry has (its question, phrasings, keywords). */
+  private static Map<String, Integer> docsPerEntry(String[] docFaqId) {
+    Map<String, Integer> counts = new HashMap<>();
+    for (String id : docFaqId) {
+      if (id != null) {
+        counts.merge(id, 1, Integer::sum);
       }
-      return Map.copyOf(counts);
     }
+    return Map.copyOf(counts);
   }
 
   private static String[] faqIdsByDoc(IndexSearcher searcher, int maxDoc) throws IOException {
@@ -190,16 +169,18 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
       for (FaqEntry e : pack.entries()) {
         vocab.put(e.id(), Set.copyOf(entryTerms(e)));
       }
+      String[] ids = faqIdsByDoc(searcher, reader.maxDoc());
       this.base =
           new View(
               reader,
               searcher,
-              faqIdsByDoc(searcher, reader.maxDoc()),
+              ids,
               searcher.collectionStatistics(F_TEXT),
               Map.copyOf(vocab),
               Map.copyOf(byId),
               FaqOverlay.EMPTY,
-              null);
+              null,
+              docsPerEntry(ids));
       this.view = base;
     } catch (IOException | RuntimeException e) {
       StoredIndexes.closeQuietly(reader);
@@ -378,7 +359,8 @@ public final class KeywordFaqIndex implements FaqMatcher, AutoCloseable {
               Map.copyOf(vocab),
               Map.copyOf(entries),
               next,
-              overlayReader);
+              overlayReader,
+              docsPerEntry(ids));
       log.debug(
           "keyword FAQ index of pack {}: overlay of {} entries and {} phrasings applied",
           pack.id(),
