@@ -1,6 +1,7 @@
 package dev.questionflow.faq;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.apache.lucene.search.ScoreDoc;
@@ -19,31 +20,45 @@ final class Fusion {
     static final Ranking EMPTY = new Ranking(List.of(), 0, 0);
   }
 
-  /** The kNN vote's share per entry, and the nearest phrasing's cosine similarity. */
-  record Vote(double[] shares, double maxSimilarity) {}
+  /**
+   * A question's nearest phrasings, nearest first: each one's entry (class) and cosine similarity.
+   */
+  record Nearest(int[] entry, double[] cos) {
+
+    /**
+     * @param docClass the entry (class) of each document, or -1 for the classifier's document
+     */
+    static Nearest of(ScoreDoc[] hits, int[] docClass) {
+      int[] entry = new int[hits.length];
+      double[] cos = new double[hits.length];
+      int n = 0;
+      for (ScoreDoc sd : hits) {
+        if (docClass[sd.doc] >= 0) {
+          entry[n] = docClass[sd.doc];
+          cos[n++] = 2.0 * sd.score - 1.0; // DOT_PRODUCT score = (1 + cos) / 2
+        }
+      }
+      return new Nearest(Arrays.copyOf(entry, n), Arrays.copyOf(cos, n));
+    }
+
+    /** The nearest phrasing's cosine similarity (0 when there is none). */
+    double maxSimilarity() {
+      return cos.length == 0 ? 0 : Arrays.stream(cos).max().getAsDouble();
+    }
+  }
 
   private Fusion() {}
 
   /**
-   * Each hit votes {@code exp((cos - 1) / T)} for its entry; the votes are normalised to sum 1.
-   *
-   * @param docClass the entry (class) of each document, or -1 for the classifier's document
+   * The first {@code k} nearest phrasings each vote {@code exp((cos - 1) / T)} for their entry; the
+   * votes are normalised to sum 1.
    */
-  static Vote knnVote(ScoreDoc[] hits, int[] docClass, int classes, double temperature) {
+  static double[] knnVote(Nearest nearest, int k, int classes, double temperature) {
     double[] shares = new double[classes];
-    double maxSim = 0;
     double sum = 0;
-    boolean first = true;
-    for (ScoreDoc sd : hits) {
-      int c = docClass[sd.doc];
-      if (c < 0) {
-        continue;
-      }
-      double cos = 2.0 * sd.score - 1.0; // DOT_PRODUCT score = (1 + cos) / 2
-      maxSim = first ? cos : Math.max(maxSim, cos);
-      first = false;
-      double v = Math.exp((cos - 1.0) / temperature);
-      shares[c] += v;
+    for (int i = 0; i < Math.min(k, nearest.entry().length); i++) {
+      double v = Math.exp((nearest.cos()[i] - 1.0) / temperature);
+      shares[nearest.entry()[i]] += v;
       sum += v;
     }
     if (sum > 0) {
@@ -51,7 +66,7 @@ final class Fusion {
         shares[c] /= sum;
       }
     }
-    return new Vote(shares, maxSim);
+    return shares;
   }
 
   /** The BM25 scores of the keyword hits as shares per entry (summing to 1 when there are any). */
@@ -69,17 +84,25 @@ final class Fusion {
     return shares;
   }
 
-  /** The {@code topK} entries by weighted score (clamped to [0, 1]), best first, ties by id. */
-  static List<Candidate> fuse(
-      String[] classIds, double[] pClf, double[] pKnn, double[] pKw, SemanticSettings s, int topK) {
+  /** Each entry's weighted score, clamped to [0, 1]. */
+  static double[] scores(double[] pClf, double[] pKnn, double[] pKw, SemanticSettings s) {
     double wSum = s.wClassifier() + s.wKnn() + s.wKeyword();
-    List<Candidate> all = new ArrayList<>(classIds.length);
-    for (int c = 0; c < classIds.length; c++) {
+    double[] scores = new double[pClf.length];
+    for (int c = 0; c < scores.length; c++) {
       double score =
           (s.wClassifier() * pClf[c] + s.wKnn() * pKnn[c] + s.wKeyword() * pKw[c]) / wSum;
-      all.add(
-          new Candidate(
-              classIds[c], Math.min(1.0, Math.max(0.0, score)), pClf[c], pKnn[c], pKw[c]));
+      scores[c] = Math.min(1.0, Math.max(0.0, score));
+    }
+    return scores;
+  }
+
+  /** The {@code topK} entries by weighted score ({@link #scores}), best first, ties by id. */
+  static List<Candidate> fuse(
+      String[] classIds, double[] pClf, double[] pKnn, double[] pKw, SemanticSettings s, int topK) {
+    double[] scores = scores(pClf, pKnn, pKw, s);
+    List<Candidate> all = new ArrayList<>(classIds.length);
+    for (int c = 0; c < classIds.length; c++) {
+      all.add(new Candidate(classIds[c], scores[c], pClf[c], pKnn[c], pKw[c]));
     }
     all.sort(
         (a, b) ->

@@ -22,7 +22,6 @@ import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.KnnFloatVectorQuery;
-import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.store.ByteBuffersDirectory;
@@ -501,69 +500,53 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
     return rank(v, q, keyword.search(t, 10), topK, settings);
   }
 
-  /**
-   * Fusion of classifier, kNN vote and BM25 for an already embedded question (the tuning harness
-   * reuses it).
-   */
+  /** Fusion of classifier, kNN vote and BM25 for an already embedded question. */
   Fusion.Ranking rank(float[] q, List<FaqMatch> keywordHits, int topK, SemanticSettings s) {
     return rank(view, q, keywordHits, topK, s);
   }
 
   private Fusion.Ranking rank(
       View v, float[] q, List<FaqMatch> keywordHits, int topK, SemanticSettings s) {
+    Signals signals = signals(v, q, keywordHits, s.knnK(), s.wClassifier() > 0);
     int n = v.classIds().length;
-    // the classifier knows the pack's entries only: a new entry's probability is 0
-    double[] pClf = s.wClassifier() > 0 ? Arrays.copyOf(classifier.predict(q), n) : new double[n];
-    Fusion.Vote vote;
-    try {
-      TopDocs hits = v.searcher().search(new KnnFloatVectorQuery(F_VECTOR, q, s.knnK()), s.knnK());
-      vote = Fusion.knnVote(hits.scoreDocs, v.docClass(), n, s.knnTemp());
-    } catch (IOException e) {
-      throw new UncheckedIOException("Semantic FAQ search failed", e);
-    }
-    double kwTop = keywordHits.stream().mapToDouble(FaqMatch::score).max().orElse(0);
-    double[] pKw = Fusion.keywordShares(keywordHits, v.classIndex(), n);
+    double[] pKnn = Fusion.knnVote(signals.nearest(), s.knnK(), n, s.knnTemp());
     return new Fusion.Ranking(
-        Fusion.fuse(v.classIds(), pClf, vote.shares(), pKw, s, topK), vote.maxSimilarity(), kwTop);
+        Fusion.fuse(v.classIds(), signals.classifier(), pKnn, signals.keyword(), s, topK),
+        signals.nearest().maxSimilarity(),
+        signals.keywordTop());
   }
 
   /**
-   * The signals the fusion is computed from, for {@link Calibrator}: the classifier's probability
-   * per entry, the {@code k} nearest phrasings (entry index and cosine similarity, nearest first)
-   * and the BM25 shares per entry (entries in the order of {@link #entryIds()}).
+   * What the fusion is computed from: the classifier's probability per entry, the {@code k} nearest
+   * phrasings, and the BM25 shares per entry (entries in the order of {@link #entryIds()}). {@link
+   * Calibrator} keeps them to try many fusions of one search.
    */
   record Signals(
-      double[] classifier,
-      int[] nearestEntry,
-      double[] nearestCos,
-      double[] keyword,
-      double keywordTop) {}
+      double[] classifier, Fusion.Nearest nearest, double[] keyword, double keywordTop) {}
 
   Signals signals(float[] q, List<FaqMatch> keywordHits, int k) {
-    View v = view;
+    return signals(view, q, keywordHits, k, true);
+  }
+
+  /**
+   * @param withClassifier false: the classifier's probabilities are left at 0 (its weight is 0)
+   */
+  private Signals signals(
+      View v, float[] q, List<FaqMatch> keywordHits, int k, boolean withClassifier) {
     int n = v.classIds().length;
-    int[] nearestEntry;
-    double[] nearestCos;
+    Fusion.Nearest nearest;
     try {
-      ScoreDoc[] hits = v.searcher().search(new KnnFloatVectorQuery(F_VECTOR, q, k), k).scoreDocs;
-      nearestEntry = new int[hits.length];
-      nearestCos = new double[hits.length];
-      int found = 0;
-      for (ScoreDoc sd : hits) {
-        if (v.docClass()[sd.doc] >= 0) {
-          nearestEntry[found] = v.docClass()[sd.doc];
-          nearestCos[found++] = 2.0 * sd.score - 1.0; // DOT_PRODUCT score = (1 + cos) / 2
-        }
-      }
-      nearestEntry = Arrays.copyOf(nearestEntry, found);
-      nearestCos = Arrays.copyOf(nearestCos, found);
+      nearest =
+          Fusion.Nearest.of(
+              v.searcher().search(new KnnFloatVectorQuery(F_VECTOR, q, k), k).scoreDocs,
+              v.docClass());
     } catch (IOException e) {
       throw new UncheckedIOException("Semantic FAQ search failed", e);
     }
+    // the classifier knows the pack's entries only: a new entry's probability is 0
     return new Signals(
-        Arrays.copyOf(classifier.predict(q), n),
-        nearestEntry,
-        nearestCos,
+        withClassifier ? Arrays.copyOf(classifier.predict(q), n) : new double[n],
+        nearest,
         Fusion.keywordShares(keywordHits, v.classIndex(), n),
         keywordHits.stream().mapToDouble(FaqMatch::score).max().orElse(0));
   }

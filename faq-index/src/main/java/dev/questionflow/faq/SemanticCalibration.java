@@ -1,0 +1,212 @@
+package dev.questionflow.faq;
+
+import dev.questionflow.faq.FaqEvaluation.LabeledQuestion;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The semantic level's search in a {@link Calibrator}, per model: kNN size and temperature and the
+ * fusion weights by pooled out-of-fold top-1; then the thresholds (minimum fused score and
+ * nearest-phrasing similarity) that abstain on the most out-of-scope questions while answering at
+ * least {@code minAnswered} of the in-scope ones. Each question is searched once per fold (for the
+ * largest k) and every fusion is computed from its {@link SemanticFaqIndex.Signals}.
+ */
+final class SemanticCalibration {
+
+  /** The chosen semantic numbers of one model and their k-fold figures. */
+  record Result(String modelId, SemanticSettings settings, Calibrator.Figures figures) {}
+
+  /** One question's signals against its fold's index ({@code gold} -1: out of scope). */
+  private record SignalsRow(int fold, int gold, SemanticFaqIndex.Signals signals) {}
+
+  /** One question's answer at the chosen fusion. */
+  private record Answer(int fold, boolean inScope, boolean correct, double score, double similarity)
+      implements Calibrator.Row {
+
+    /** Answered under thresholds {@code {min score, min similarity}}. */
+    boolean answers(double[] t) {
+      return score >= t[0] && similarity >= t[1];
+    }
+  }
+
+  private static final int[] KNN_K = {10, 20, 30, 50};
+  private static final double[] KNN_TEMP = {0.01, 0.02, 0.03, 0.05};
+
+  private SemanticCalibration() {}
+
+  /**
+   * @param keyword the keyword settings fused with (the ones {@link KeywordCalibration} chose)
+   */
+  static Result run(Calibrator calibrator, Embedder embedder, KeywordSettings keyword) {
+    SemanticSettings base =
+        SemanticSettings.defaults(embedder.modelId())
+            .withKnn(KNN_K[KNN_K.length - 1], 0.02)
+            .withThresholds(0, 0, 0, 0);
+    embedAll(calibrator, embedder);
+    List<SignalsRow> rows = new ArrayList<>();
+    String[] entryIds = null;
+    List<List<LabeledQuestion>> folds = calibrator.folds();
+    for (int f = 0; f < folds.size(); f++) {
+      try (SemanticFaqIndex index =
+          SemanticFaqIndex.build(calibrator.foldPack(f), embedder, base, false, keyword)) {
+        String[] ids = index.entryIds();
+        if (entryIds == null) {
+          entryIds = ids;
+        } else if (!Arrays.equals(entryIds, ids)) {
+          throw new IllegalStateException("the folds' indexes order the entries differently");
+        }
+        List<String> order = List.of(ids);
+        for (LabeledQuestion q : folds.get(f)) {
+          rows.add(row(index, embedder, f, q.text(), order.indexOf(q.faqId()), base));
+        }
+        for (String q : calibrator.outOfScope()) {
+          rows.add(row(index, embedder, f, q, -1, base));
+        }
+      }
+    }
+    SemanticSettings fusion = bestFusion(rows, base, entryIds.length);
+    List<Answer> answers = answers(rows, fusion, entryIds.length);
+    calibrator
+        .log()
+        .printf(
+            Locale.ROOT,
+            "semantic %s: out-of-fold top-1 %.2f %% with k %d, T %.2f, weights %.2f/%.2f/%.2f%n",
+            embedder.modelId(),
+            100 * Calibrator.share(answers, Answer::correct, Answer::inScope),
+            fusion.knnK(),
+            fusion.knnTemp(),
+            fusion.wClassifier(),
+            fusion.wKnn(),
+            fusion.wKeyword());
+    double[] t = thresholds(answers, calibrator.options().minAnswered());
+    return new Result(
+        embedder.modelId(),
+        fusion.withThresholds(t[0], t[1], t[1], 0),
+        calibrator.figures(answers, a -> a.answers(t)));
+  }
+
+  /** Embeds every text once, up front, so the folds' index builds find them cached. */
+  private static void embedAll(Calibrator calibrator, Embedder embedder) {
+    List<String> texts = new ArrayList<>();
+    calibrator.folds().forEach(f -> texts.addAll(FaqEvaluation.texts(f)));
+    texts.addAll(calibrator.outOfScope());
+    calibrator.pack().entries().forEach(e -> texts.add(e.question().strip()));
+    long started = System.nanoTime();
+    embedder.embedAll(texts);
+    calibrator
+        .log()
+        .printf(
+            "semantic %s: %d texts embedded in %d s%n",
+            embedder.modelId(), texts.size(), (System.nanoTime() - started) / 1_000_000_000);
+  }
+
+  /** kNN size, temperature and weights (on a 0.05 grid) with the best pooled out-of-fold top-1. */
+  private static SemanticSettings bestFusion(
+      List<SignalsRow> rows, SemanticSettings base, int entries) {
+    double bestTop1 = -1;
+    SemanticSettings best = base;
+    for (int k : KNN_K) {
+      for (double temp : KNN_TEMP) {
+        double[][] votes = new double[rows.size()][];
+        for (int i = 0; i < rows.size(); i++) {
+          votes[i] = Fusion.knnVote(rows.get(i).signals().nearest(), k, entries, temp);
+        }
+        for (int wc = 0; wc <= 20; wc++) {
+          for (int wk = 0; wc + wk <= 20; wk++) {
+            SemanticSettings tried =
+                base.withKnn(k, temp).withWeights(wc / 20.0, wk / 20.0, (20 - wc - wk) / 20.0);
+            int correct = 0;
+            int inScope = 0;
+            for (int i = 0; i < rows.size(); i++) {
+              SignalsRow r = rows.get(i);
+              if (r.gold() < 0) {
+                continue;
+              }
+              inScope++;
+              if (argmax(scores(r.signals(), votes[i], tried)) == r.gold()) {
+                correct++;
+              }
+            }
+            double top1 = correct / (double) inScope;
+            if (top1 > bestTop1 + 1e-9) {
+              bestTop1 = top1;
+              best = tried;
+            }
+          }
+        }
+      }
+    }
+    return best;
+  }
+
+  private static List<Answer> answers(List<SignalsRow> rows, SemanticSettings fusion, int entries) {
+    List<Answer> answers = new ArrayList<>(rows.size());
+    for (SignalsRow r : rows) {
+      double[] vote =
+          Fusion.knnVote(r.signals().nearest(), fusion.knnK(), entries, fusion.knnTemp());
+      double[] scores = scores(r.signals(), vote, fusion);
+      int top = argmax(scores);
+      answers.add(
+          new Answer(
+              r.fold(),
+              r.gold() >= 0,
+              top == r.gold(),
+              scores[top],
+              r.signals().nearest().maxSimilarity()));
+    }
+    return answers;
+  }
+
+  /** The thresholds abstaining on the most out-of-scope questions while answering enough. */
+  private static double[] thresholds(List<Answer> answers, double minAnswered) {
+    double[] chosen = {0, 0};
+    double bestOos = -1;
+    double bestAnswered = -1;
+    for (int s = 0; s <= 10; s++) {
+      for (int m = 30; m <= 95; m++) {
+        double[] t = {s * 0.05, m / 100.0};
+        double answered = Calibrator.share(answers, a -> a.answers(t), Answer::inScope);
+        if (answered < minAnswered) {
+          continue;
+        }
+        double oos = Calibrator.share(answers, a -> !a.answers(t), a -> !a.inScope());
+        if (oos > bestOos + 1e-9 || (Math.abs(oos - bestOos) < 1e-9 && answered > bestAnswered)) {
+          bestOos = oos;
+          bestAnswered = answered;
+          chosen = t;
+        }
+      }
+    }
+    return chosen;
+  }
+
+  private static SignalsRow row(
+      SemanticFaqIndex index,
+      Embedder embedder,
+      int fold,
+      String text,
+      int gold,
+      SemanticSettings base) {
+    return new SignalsRow(
+        fold,
+        gold,
+        index.signals(embedder.embed(text), index.keyword().search(text, 10), base.knnK()));
+  }
+
+  private static double[] scores(SemanticFaqIndex.Signals s, double[] vote, SemanticSettings w) {
+    return Fusion.scores(s.classifier(), vote, s.keyword(), w);
+  }
+
+  /** The first index of the highest value (ties: the lower index, as the fusion breaks by id). */
+  private static int argmax(double[] v) {
+    int arg = 0;
+    for (int i = 1; i < v.length; i++) {
+      if (v[i] > v[arg]) {
+        arg = i;
+      }
+    }
+    return arg;
+  }
+}
