@@ -52,6 +52,18 @@ final class ModelLane {
   static final String LANE_ENTRY_WITH_CALL = "lane-entry-with-call";
 
   /**
+   * Version 2 of {@link #LANE_ENTRY_WITH_CALL}: no timers while the lane is free. Version 1 raced
+   * EnterLane with a timer the SDK never cancels (one more timer task per question, firing after
+   * the question is done), then waited for a late EnterLane with another, and showed a question
+   * that was first in line of a free lane as waiting (two more search-attribute upserts). Now the
+   * budget timer is started only if the call is still running once its place is known, and a
+   * question is shown waiting only when it has others ahead ({@link QueueProjection#worthShowing}).
+   * Waiting for EnterLane needs no timer of its own: its schedule-to-close (10 s) ends it either
+   * way.
+   */
+  private static final int TIMERS_ONLY_WHEN_QUEUED = 2;
+
+  /**
    * At most this long for an EnterLane still running after its call finished (its schedule-to-close
    * is 10 s).
    */
@@ -99,8 +111,12 @@ final class ModelLane {
             ? null
             : new LaneEntry(
                 laneQueue, Workflow.getInfo().getWorkflowId(), Priorities.toTemporalKey(priority));
-    boolean entering =
-        lane != null && Workflow.getVersion(LANE_ENTRY_WITH_CALL, Workflow.DEFAULT_VERSION, 1) == 1;
+    int laneVersion =
+        lane == null
+            ? Workflow.DEFAULT_VERSION
+            : Workflow.getVersion(
+                LANE_ENTRY_WITH_CALL, Workflow.DEFAULT_VERSION, TIMERS_ONLY_WHEN_QUEUED);
+    boolean entering = laneVersion >= 1;
     Priority lanePriority =
         lane == null ? null : Priority.newBuilder().setPriorityKey(lane.priorityKey()).build();
     GenerationActivities stub =
@@ -133,6 +149,9 @@ final class ModelLane {
               + model
               + " model"
               + (laneQueue == null ? "" : " (lane " + laneQueue + ")"));
+    }
+    if (laneVersion == TIMERS_ONLY_WHEN_QUEUED) {
+      return outcome(model, callInLine(stub, request, entries, lane), problems);
     }
     Promise<GenerationResult>[] call = new Promise[1];
     Promise<?>[] entryOrTimer = new Promise[1];
@@ -173,6 +192,45 @@ final class ModelLane {
       timerScope.cancel();
     }
     return outcome(model, call[0], problems);
+  }
+
+  /**
+   * The lane call with its EnterLane beside it; the budget timer (plus the queue allowance) only
+   * while the call is still running once the question's place in line is known. The returned
+   * promise is completed unless the budget ran out.
+   */
+  private Promise<GenerationResult> callInLine(
+      GenerationActivities stub,
+      GenerationRequest request,
+      LaneActivities entries,
+      LaneEntry lane) {
+    Promise<GenerationResult>[] call = new Promise[1];
+    Promise<LaneSnapshot>[] entered = new Promise[1];
+    CancellationScope scope =
+        Workflow.newCancellationScope(
+            () -> {
+              call[0] = Async.function(stub::generateAnswer, request);
+              entered[0] = Async.function(entries::enterLane, lane);
+            });
+    scope.run();
+    Workflow.await(() -> entered[0].isCompleted() || call[0].isCompleted());
+    LaneSnapshot place = entered[0].isCompleted() ? snapshotOrNone(entered[0]::get) : null;
+    line.joined(QueueProjection.worthShowing(place) ? place : null, lane);
+    if (!call[0].isCompleted()) {
+      Duration timerFor =
+          budget.left().plus(QueueProjection.allowance(line.shown(), policy.maxQueueWaitSeconds()));
+      Promise<?>[] timer = new Promise[1];
+      CancellationScope timerScope =
+          Workflow.newCancellationScope(() -> timer[0] = Workflow.newTimer(timerFor));
+      timerScope.run();
+      line.await(call[0], timer[0]);
+      timerScope.cancel();
+    }
+    // a call that finished first leaves its EnterLane to finish rather than be cancelled (its
+    // completion would land while the workflow completes and cost a workflow task retry)
+    Workflow.await(entered[0]::isCompleted);
+    scope.cancel(); // the abandoned model call, when the budget ran out
+    return call[0];
   }
 
   private GenerationResult outcome(

@@ -58,6 +58,18 @@ final class QueueProjection {
   }
 
   /**
+   * Whether a question the ledger put in line is shown as waiting: when others are ahead of it, or
+   * when even the first in line waits a second or more for the lane's next call (a slow lane). The
+   * first in line of a lane that serves faster starts within a fraction of a second: showing it as
+   * waiting would cost two stage changes (search-attribute upserts) for nothing a caller could see.
+   */
+  static boolean worthShowing(LaneSnapshot entered) {
+    return entered != null
+        && entered.waiting()
+        && (entered.position() > 0 || entered.ratePerSecond() <= 1.0);
+  }
+
+  /**
    * The next refresh: the usual interval, or earlier when about {@link LaneSnapshot#NEAR_FRONT} are
    * left before it ends.
    */

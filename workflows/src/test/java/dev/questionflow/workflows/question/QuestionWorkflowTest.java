@@ -33,6 +33,7 @@ import dev.questionflow.workflows.ticket.TicketRequest;
 import dev.questionflow.workflows.ticket.TicketUndelivered;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.activity.LocalActivityOptions;
+import io.temporal.api.enums.v1.EventType;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.common.RetryOptions;
@@ -470,6 +471,39 @@ class QuestionWorkflowTest {
         .as("GenerateAnswer ran on the lane's task queue")
         .isEqualTo(1);
     GoldenHistories.keep(client, "q-lane", "priority-lane-wait");
+  }
+
+  @Test
+  void theFirstInLineOfAFreeLaneIsNotShownWaitingAndStartsOnlyTheBudgetTimer() {
+    activities.match = CARD;
+    activities.modelReply = "Your card is on its way.";
+    activities.positions.add(0L); // nobody ahead, the lane calls twice a second
+    activities.laneGate = new java.util.concurrent.CompletableFuture<>();
+
+    WorkflowClient.start(
+        workflow("q-free")::answer, question("Where is my card?", withPrimaryLane()));
+    // the call is held until the workflow has taken its place in line
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> eventsOf("q-free", EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) == 2);
+    activities.laneGate.complete(null);
+    Answer answer = client.newUntypedWorkflowStub("q-free").getResult(Answer.class);
+
+    assertThat(answer.level()).isEqualTo(AnswerLevel.RAG);
+    assertThat(activities.laneEntries).hasSize(1);
+    assertThat(eventsOf("q-free", EventType.EVENT_TYPE_TIMER_STARTED))
+        .as("the chain budget's, for the call still running once its place was known")
+        .isEqualTo(1);
+    assertThat(eventsOf("q-free", EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES))
+        .as("at the model call and at the end, never WAITING_IN_QUEUE")
+        .isEqualTo(2);
+    GoldenHistories.keep(client, "q-free", "lane-free");
+  }
+
+  private long eventsOf(String workflowId, EventType type) {
+    return client.fetchHistory(workflowId).getEvents().stream()
+        .filter(e -> e.getEventType() == type)
+        .count();
   }
 
   @Test

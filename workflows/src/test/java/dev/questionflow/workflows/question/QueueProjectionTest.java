@@ -54,6 +54,21 @@ class QueueProjectionTest {
   }
 
   @Test
+  void onlyAQuestionWithOthersAheadOrOnASlowLaneIsShownWaiting() {
+    assertThat(QueueProjection.worthShowing(null)).as("ledger down").isFalse();
+    assertThat(QueueProjection.worthShowing(new LaneSnapshot(-1, 5, 0, 0, T0)))
+        .as("its call already started")
+        .isFalse();
+    assertThat(QueueProjection.worthShowing(new LaneSnapshot(0, 5, 0, 0.2, T0)))
+        .as("first in line, the next call within 0.2 s")
+        .isFalse();
+    assertThat(QueueProjection.worthShowing(new LaneSnapshot(1, 5, 0, 0.4, T0))).isTrue();
+    assertThat(QueueProjection.worthShowing(new LaneSnapshot(0, 0.5, 0, 2, T0)))
+        .as("first in line of a lane that calls every 2 s")
+        .isTrue();
+  }
+
+  @Test
   void nearTheFrontTheNextRefreshComesEarly() {
     Duration refresh = Duration.ofSeconds(10);
     assertThat(QueueProjection.untilNextRefresh(new LaneSnapshot(100, 2, 0, 51, T0), refresh))

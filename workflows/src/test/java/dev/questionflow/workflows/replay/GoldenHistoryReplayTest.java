@@ -59,7 +59,12 @@ class GoldenHistoryReplayTest {
           "session-wait-before-fewer-upserts",
           // recorded before Outcome.TICKET_ANSWER_MEMO (version 1)
           "ticket-staff-reply-before-ticket-memo",
-          "dead-letter-question-before-ticket-memo");
+          "dead-letter-question-before-ticket-memo",
+          // recorded before ModelLane's lane-entry-with-call version 2 (no timers on a free lane)
+          "priority-lane-wait-before-lane-timers",
+          "priority-complaint-before-lane-timers",
+          // first in line of a free lane: not shown as waiting, no timer
+          "lane-free");
 
   static Stream<String> goldenPaths() {
     return PATHS.stream();
