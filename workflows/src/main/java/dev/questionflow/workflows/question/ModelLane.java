@@ -64,6 +64,14 @@ final class ModelLane {
   private static final int TIMERS_ONLY_WHEN_QUEUED = 2;
 
   /**
+   * Version 1: a question with a lane holds what the Web UI shows of it (intent, stage) until its
+   * call is still running once its place in line is known, instead of upserting it before the call
+   * goes out: a call on a free lane finishes within the same few milliseconds, and the question's
+   * last upsert then carries everything (one search-attribute upsert, one visibility write fewer).
+   */
+  static final String UPSERT_WHEN_CALL_WAITS = "upsert-when-call-waits";
+
+  /**
    * At most this long for an EnterLane still running after its call finished (its schedule-to-close
    * is 10 s).
    */
@@ -102,9 +110,14 @@ final class ModelLane {
       problems.add(stage, "skipped, chain budget used up");
       return null;
     }
-    // the model call goes out: what the Web UI shows of the question catches up first
-    progress.upsert();
     String laneQueue = policy.lanes().get(model);
+    boolean upsertWhenCallWaits =
+        laneQueue != null
+            && Workflow.getVersion(UPSERT_WHEN_CALL_WAITS, Workflow.DEFAULT_VERSION, 1) == 1;
+    if (!upsertWhenCallWaits) {
+      // the model call goes out: what the Web UI shows of the question catches up first
+      progress.upsert();
+    }
     // the ledger is keyed by the lane's task queue: deployments sharing a Redis keep separate lines
     LaneEntry lane =
         laneQueue == null
@@ -217,6 +230,9 @@ final class ModelLane {
     LaneSnapshot place = entered[0].isCompleted() ? snapshotOrNone(entered[0]::get) : null;
     line.joined(QueueProjection.worthShowing(place) ? place : null, lane);
     if (!call[0].isCompleted()) {
+      // the call takes a while: what the Web UI shows of the question catches up (a waiting
+      // question's stage change did that already)
+      progress.upsert();
       Duration timerFor =
           budget.left().plus(QueueProjection.allowance(line.shown(), policy.maxQueueWaitSeconds()));
       Promise<?>[] timer = new Promise[1];
