@@ -108,6 +108,50 @@ class FaqCliTest {
   }
 
   @Test
+  void learnCurvePrintsTheHitRatePerBlockForBothStreamsAndWritesThemAsJson() throws Exception {
+    Path questions = indexDir.resolve("questions.tsv");
+    Files.writeString(
+        questions,
+        "text\tlabel\nI still have not received my new card\tcard_arrival\n"
+            + "How do I top up with cash?\ttop_up_by_cash_or_cheque\n"
+            + "my card has still not arrived\tcard_arrival\n");
+    Path json = indexDir.resolve("curve.json");
+
+    String printed =
+        run(
+            "",
+            "learn-curve",
+            "--pack",
+            "banking77",
+            "--level",
+            "keyword",
+            "--questions",
+            questions.toString(),
+            "--block",
+            "2",
+            "--phrasing-stream",
+            "5",
+            "--out",
+            json.toString(),
+            "--index-dir",
+            indexDir.toString());
+
+    assertThat(printed)
+        .contains("start: the first 3 phrasings of each of the 77 entries")
+        .contains("(3 questions)")
+        .contains("(5 questions)")
+        .containsPattern("\\n  1-2 +\\d+\\.\\d\\d %")
+        .containsPattern("\\n  3-3 +\\d+\\.\\d\\d %")
+        .contains("note: 3 held-out questions make only 1 full block(s) of 2");
+    JsonNode curve = JSON.readTree(json.toFile());
+    assertThat(curve.get("streams")).hasSize(2);
+    JsonNode heldOut = curve.get("streams").get(0);
+    assertThat(heldOut.get("questions").asInt()).isEqualTo(3);
+    assertThat(heldOut.get("blocks")).hasSize(2);
+    assertThat(curve.get("streams").get(1).get("blocks")).hasSize(3);
+  }
+
+  @Test
   void badArgumentsAreUsageErrors() {
     assertThatThrownBy(() -> run("", "match")).hasMessageContaining("--pack is required");
     assertThatThrownBy(() -> run("", "match", "--pack", "banking77", "--level", "fuzzy"))
