@@ -32,7 +32,8 @@ final class LearnCurveCommand {
   private LearnCurveCommand() {}
 
   static void run(FaqPack pack, FaqCli.Options options, PrintStream out) {
-    Path questionsFile = options.questions != null ? options.questions : defaultQuestions(pack);
+    Path questionsFile =
+        options.questions != null ? options.questions : FaqCli.defaultQuestions(pack);
     List<LabeledQuestion> heldOut =
         questionsFile == null
             ? List.of()
@@ -172,22 +173,5 @@ final class LearnCurveCommand {
       block.put("hitRate", b.hitRate());
     }
     return stream;
-  }
-
-  /**
-   * The pack's held-out questions in this checkout: {@code faq-index/eval/PACK-validation.tsv},
-   * else {@code faq-index/packs/PACK/eval/paraphrases.tsv}; null when neither exists.
-   */
-  private static Path defaultQuestions(FaqPack pack) {
-    Path module = Path.of(System.getProperty("faq.repo", ".")).resolve("faq-index");
-    for (Path candidate :
-        List.of(
-            module.resolve("eval").resolve(pack.id() + "-validation.tsv"),
-            module.resolve("packs").resolve(pack.id()).resolve("eval/paraphrases.tsv"))) {
-      if (Files.isRegularFile(candidate)) {
-        return candidate;
-      }
-    }
-    return null;
   }
 }

@@ -151,6 +151,38 @@ class FaqCliTest {
     assertThat(curve.get("streams").get(1).get("blocks")).hasSize(3);
   }
 
+  /** The figures' shape only: timing assertions would fail on a busy machine, not on a bug. */
+  @Test
+  void benchPrintsWarmUpLatencyAndThroughput() throws Exception {
+    Path questions = indexDir.resolve("questions.tsv");
+    Files.writeString(
+        questions,
+        "text\tlabel\nI still have not received my new card\tcard_arrival\n"
+            + "How do I top up with cash?\ttop_up_by_cash_or_cheque\n");
+
+    String printed =
+        run(
+            "",
+            "bench",
+            "--pack",
+            "banking77",
+            "--level",
+            "keyword",
+            "--questions",
+            questions.toString(),
+            "--seconds",
+            "1",
+            "--index-dir",
+            indexDir.toString());
+
+    assertThat(printed)
+        .contains("bench: pack banking77, level keyword, 2 distinct questions")
+        .containsPattern("warm-up: [0-9,]+ matches in \\d+ rounds")
+        .containsPattern("uncached, 1 thread: +p50 [0-9.]+ ms, p90 [0-9.]+ ms, p99 [0-9.]+ ms")
+        .containsPattern("CPU time p50 [0-9.]+ ms, p99 [0-9.]+ ms")
+        .containsPattern("uncached, 2 threads: +[0-9.]+ matches/s");
+  }
+
   @Test
   void badArgumentsAreUsageErrors() {
     assertThatThrownBy(() -> run("", "match")).hasMessageContaining("--pack is required");
