@@ -54,6 +54,11 @@ final class CachingEmbedder implements Embedder {
   }
 
   @Override
+  public boolean lowerCases() {
+    return model.lowerCases();
+  }
+
+  @Override
   public float[] embed(String text) {
     float[] v = cache.get(text);
     if (v == null) {

@@ -17,6 +17,11 @@ interface Embedder extends AutoCloseable {
   /** L2-normalised embeddings, in order. */
   List<float[]> embedAll(List<String> texts);
 
+  /** True when the model's tokenizer lower-cases its input, so case does not change a vector. */
+  default boolean lowerCases() {
+    return false;
+  }
+
   @Override
   default void close() {}
 

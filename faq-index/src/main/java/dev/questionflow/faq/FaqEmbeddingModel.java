@@ -122,6 +122,15 @@ public enum FaqEmbeddingModel {
     return prefix;
   }
 
+  /**
+   * True when the model's tokenizer lower-cases its input ({@code BertNormalizer} with {@code
+   * lowercase: true} in its {@code tokenizer.json}): the English models do, the Chinese bge does
+   * not.
+   */
+  boolean lowerCases() {
+    return "en".equals(language);
+  }
+
   /** True when the model's jar (its ONNX file) is on the classpath. */
   public boolean available() {
     return FaqEmbeddingModel.class.getClassLoader().getResource(resource + ".onnx") != null;

@@ -99,6 +99,11 @@ final class OnnxEncoder implements Embedder {
   }
 
   @Override
+  public boolean lowerCases() {
+    return model.lowerCases();
+  }
+
+  @Override
   public float[] embed(String text) {
     return run(List.of(tokenizer.encode(model.prefix() + text))).get(0);
   }

@@ -105,6 +105,7 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
    *     (which the classifier, trained on the pack, gives no probability: they are found by the kNN
    *     vote and BM25)
    * @param docClass the class of each document, -1 for the classifier's document
+   * @param revision moved by every applied overlay (the match cache's key)
    */
   private record View(
       IndexSearcher searcher,
@@ -113,7 +114,8 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
       int[] docClass,
       Map<String, FaqEntry> entries,
       FaqOverlay overlay,
-      DirectoryReader overlayReader) {}
+      DirectoryReader overlayReader,
+      long revision) {}
 
   private SemanticFaqIndex(
       FaqPack pack,
@@ -128,7 +130,6 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
     this.pack = pack;
     this.settings = settings;
     this.embedder = embedder;
-    this.queries = embedder;
     this.ownsEmbedder = ownsEmbedder;
     this.keyword = keyword;
     this.ownsKeyword = ownsKeyword;
@@ -159,7 +160,8 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
             docClass,
             Map.copyOf(byId),
             FaqOverlay.EMPTY,
-            null);
+            null,
+            0);
     this.view = base;
   }
 
@@ -369,8 +371,9 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
       return;
     }
     if (next.isEmpty()) {
-      view = base;
+      view = withRevision(base, view.revision() + 1);
       overlayVectors = Map.of();
+      clearMatchCache();
       return;
     }
     List<String> texts = new ArrayList<>();
@@ -437,8 +440,10 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
               docClass,
               Map.copyOf(entries),
               next,
-              overlayReader);
+              overlayReader,
+              view.revision() + 1);
       overlayVectors = Map.copyOf(vectors);
+      clearMatchCache();
       log.debug(
           "semantic FAQ index of pack {}: overlay of {} entries and {} phrasings applied ({} embedded)",
           pack.id(),
@@ -448,6 +453,18 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot index the FAQ overlay of pack " + pack.id(), e);
     }
+  }
+
+  private static View withRevision(View v, long revision) {
+    return new View(
+        v.searcher(),
+        v.classIds(),
+        v.classIndex(),
+        v.docClass(),
+        v.entries(),
+        v.overlay(),
+        v.overlayReader(),
+        revision);
   }
 
   /** The overlay applied now ({@link FaqOverlay#EMPTY} when none). */
@@ -492,12 +509,26 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
     if (text == null || topK <= 0 || text.isBlank()) {
       return Fusion.Ranking.EMPTY;
     }
-    String t = text.strip();
+    String t = QuestionText.canonical(text, embedder.lowerCases());
     if (t.length() > MAX_QUERY_CHARS) {
       t = t.substring(0, MAX_QUERY_CHARS);
     }
-    float[] q = queries.embed(t);
-    return rank(v, q, keyword.search(t, 10), topK, settings);
+    MatchCache cache = matchCache;
+    if (cache == null || topK > MatchCache.DEPTH) {
+      return rankUncached(v, t, topK);
+    }
+    String question = t;
+    Fusion.Ranking r =
+        cache.get(v.revision(), question, () -> rankUncached(v, question, MatchCache.DEPTH));
+    // the fusion sorts every entry before it cuts the list, so a shorter ranking is a prefix
+    return r.candidates().size() <= topK
+        ? r
+        : new Fusion.Ranking(r.candidates().subList(0, topK), r.maxSimilarity(), r.keywordTop());
+  }
+
+  private Fusion.Ranking rankUncached(View v, String question, int topK) {
+    float[] q = embedder.embed(question);
+    return rank(v, q, keyword.search(question, 10), topK, settings);
   }
 
   /** Fusion of classifier, kNN vote and BM25 for an already embedded question. */
@@ -556,17 +587,31 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
     return view.classIds().clone();
   }
 
-  /** What embeds questions: the model, or {@link QueryCache} around it. */
-  private volatile Embedder queries;
+  /** Recent questions' rankings, or null: every question is matched. */
+  private volatile MatchCache matchCache;
 
   /**
-   * Keeps the embeddings of the last {@code entries} distinct questions, so one question matched
-   * several times in a row (intent detection, then retrieval's ranking and best match) is embedded
-   * once. Off by default (benchmarks measure the encoder); the app turns it on.
+   * Keeps the rankings of up to {@code questions} recent questions ({@link MatchCache}), so a
+   * question matched several times (intent detection, then retrieval's ranking and best match) or
+   * repeated word for word by customers is matched once per FAQ revision. Off by default
+   * (benchmarks measure the match); the app turns it on. 0 or less turns it off.
    */
-  public SemanticFaqIndex withQueryCache(int entries) {
-    queries = entries <= 0 ? embedder : new QueryCache(embedder, entries);
+  public SemanticFaqIndex withMatchCache(int questions) {
+    matchCache = questions <= 0 ? null : new MatchCache(questions);
     return this;
+  }
+
+  /** The match cache's figures, empty when it is off. */
+  public Optional<MatchCache.Stats> matchCacheStats() {
+    MatchCache cache = matchCache;
+    return cache == null ? Optional.empty() : Optional.of(cache.stats());
+  }
+
+  private void clearMatchCache() {
+    MatchCache cache = matchCache;
+    if (cache != null) {
+      cache.clear();
+    }
   }
 
   /**

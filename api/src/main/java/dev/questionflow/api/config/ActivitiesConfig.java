@@ -65,7 +65,8 @@ class ActivitiesConfig {
    * cannot load.
    */
   @Bean(destroyMethod = "close")
-  SemanticMatcher semanticMatcher(FaqPack pack, CsProperties properties, KeywordFaqIndex keyword) {
+  SemanticMatcher semanticMatcher(
+      FaqPack pack, CsProperties properties, KeywordFaqIndex keyword, MeterRegistry meters) {
     if (!properties.faq().semanticEnabled()) {
       log.warn(
           "the semantic FAQ matcher is disabled (cs.faq.semantic-enabled=false): FAQ answers come from the"
@@ -83,8 +84,11 @@ class ActivitiesConfig {
           pack.id(),
           index.modelId(),
           (System.nanoTime() - started) / 1_000_000);
-      // intent detection and retrieval match the same question: embed it once
-      return new SemanticMatcher(index.withQueryCache(1024));
+      // intent detection and retrieval match the same question, and customers repeat the common
+      // ones: each is matched once per FAQ revision
+      index.withMatchCache(properties.faq().matchCacheQuestions());
+      FaqMatchCacheMetrics.register(index, meters);
+      return new SemanticMatcher(index);
     } catch (RuntimeException | LinkageError e) {
       log.error(
           "the semantic FAQ matcher could not start, answering from the keyword matcher (level KEYWORD)",

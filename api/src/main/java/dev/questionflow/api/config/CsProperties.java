@@ -211,8 +211,17 @@ public record CsProperties(
 
   /**
    * @param learning staff-learned phrasings and entries ({@code cs.faq.learning})
+   * @param matchCacheSize recent questions whose semantic match is kept (null: 10,000; 0: off)
    */
-  public record Faq(String pack, String indexDir, boolean semanticEnabled, Learning learning) {
+  public record Faq(
+      String pack,
+      String indexDir,
+      boolean semanticEnabled,
+      Learning learning,
+      Integer matchCacheSize) {
+
+    /** The default of {@code cs.faq.match-cache-size}. */
+    public static final int DEFAULT_MATCH_CACHE_SIZE = 10_000;
 
     /**
      * @param pollInterval how often each instance checks the change log for changes made on other
@@ -224,6 +233,10 @@ public record CsProperties(
       return learning == null || learning.pollInterval() == null
           ? Duration.ofSeconds(1)
           : learning.pollInterval();
+    }
+
+    public int matchCacheQuestions() {
+      return matchCacheSize == null ? DEFAULT_MATCH_CACHE_SIZE : matchCacheSize;
     }
   }
 

@@ -56,6 +56,37 @@ class QuestionApiTest {
   }
 
   @Test
+  void theSemanticMatchCacheServesAQuestionsSecondMatchAndShowsItsHitRatio() throws Exception {
+    String workflowId =
+        ask("{\"sessionId\":\"api-cache\",\"userId\":\"u1\",\"clientMsgId\":\"m1\","
+                + "\"text\":\"How long does a card take to arrive?\"}")
+            .get("workflowId")
+            .asText();
+    awaitStage(workflowId, "ANSWERED");
+
+    String prometheus =
+        mvc.perform(get("/actuator/prometheus"))
+            .andExpect(status().isOk())
+            .andReturn()
+            .getResponse()
+            .getContentAsString();
+    // intent detection matches the question, retrieval ranks it and takes the best: one match
+    assertThat(metric(prometheus, "cs_faq_match_cache_requests_total{result=\"hit\"}"))
+        .isPositive();
+    assertThat(metric(prometheus, "cs_faq_match_cache_hit_ratio")).isBetween(0.01, 1.0);
+    assertThat(metric(prometheus, "cs_faq_match_cache_size")).isPositive();
+  }
+
+  private static double metric(String prometheus, String series) {
+    return prometheus
+        .lines()
+        .filter(line -> line.startsWith(series + " "))
+        .mapToDouble(line -> Double.parseDouble(line.substring(series.length() + 1).trim()))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError(series + " not in /actuator/prometheus"));
+  }
+
+  @Test
   void aRepeatedSubmitReturnsTheSameWorkflowAsDuplicate() throws Exception {
     String body =
         "{\"sessionId\":\"api-s2\",\"userId\":\"u1\",\"clientMsgId\":\"m1\",\"text\":\"How do I top up?\"}";

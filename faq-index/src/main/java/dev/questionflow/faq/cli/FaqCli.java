@@ -30,6 +30,7 @@ import java.util.concurrent.Future;
  * <pre>
  *   bin/faq match --pack banking77 [--level semantic|keyword] [--index-dir DIR] &lt; questions.txt
  *   bin/faq eval  --pack banking77 --labeled FILE.tsv [--oos FILE.tsv ...] [--level semantic|keyword]
+ *   bin/faq learn-curve --pack banking77 [--level semantic|keyword] [--block 500]
  * </pre>
  */
 public final class FaqCli {
@@ -60,12 +61,24 @@ public final class FaqCli {
              bin/faq index --pack PACK [--level semantic|keyword] [--index-dir DIR]  (build or reuse the stored index)
              bin/faq calibrate --pack PACK --oos FILE.tsv [--holdout FILE.tsv]... [--model ID]... [--folds 5]
                                [--min-answered 0.995] [--keyword-oos-abstention 0.95] [--out FILE]
+             bin/faq learn-curve --pack PACK [--level semantic|keyword] [--questions FILE.tsv] [--order shuffled|file]
+                               [--block 500] [--start-phrasings 3] [--phrasing-stream N] [--out FILE.json]
+             bin/faq bench --pack PACK [--level semantic|keyword] [--questions FILE.tsv] [--threads 2] [--seconds 10]
         match prints one JSON object per input line, in input order: {"text","faqId","score","level"},
         faqId null when the matcher abstains. eval removes the labelled questions from the pack's phrasings
         before indexing, so they are unseen, and prints accuracy, abstention and the most confused pairs.
         calibrate chooses the pack's tuned numbers by k-fold cross-validation on its phrasings without the
         --holdout files' texts, with --oos as out-of-scope training questions, and writes them (with the
-        command and the folds' figures) to faq-index/packs/PACK/calibration.properties or --out.""";
+        command and the folds' figures) to faq-index/packs/PACK/calibration.properties or --out.
+        learn-curve starts the level's matcher from the first --start-phrasings phrasings of each entry and
+        replays unseen questions in order: each one abstained on or answered wrongly is filed as a phrasing
+        of its true entry (the overlay staff replies use); prints the hit rate (correct answers / questions)
+        per --block. Streams: --questions (default faq-index/eval/PACK-validation.tsv, removed from the pack
+        first; shuffled with seed 42 unless --order file), then up to --phrasing-stream (default all, 0 = none)
+        of the pack's other phrasings, shuffled with seed 42. Each stream starts from the same matcher.
+        bench times best() on the stored index the app uses: warm-up until the JIT settles, single-thread
+        latency over the distinct --questions (default as for learn-curve) with the match cache off, throughput
+        with --threads for --seconds, and a repeat served by the match cache (semantic level).""";
 
   /** Runs one command; the exit status (0 ok, 2 usage or input error). */
   public static int run(String[] args, PrintStream out, PrintStream err) {
@@ -153,6 +166,14 @@ public final class FaqCli {
         err.printf("written to %s (rebuild faq-index to use it)%n", target);
         return 0;
       }
+      case "bench" -> {
+        BenchCommand.run(pack, options, out, err);
+        return 0;
+      }
+      case "learn-curve" -> {
+        LearnCurveCommand.run(pack, options, out);
+        return 0;
+      }
       default -> throw new UsageException("unknown command " + args[0]);
     }
   }
@@ -177,6 +198,29 @@ public final class FaqCli {
       command.append(" --keyword-oos-abstention ").append(options.keywordOosAbstention);
     }
     return command.toString();
+  }
+
+  /**
+   * The pack's held-out questions in this checkout: {@code faq-index/eval/PACK-validation.tsv},
+   * else {@code faq-index/packs/PACK/eval/paraphrases.tsv}; null when neither exists.
+   */
+  static Path defaultQuestions(FaqPack pack) {
+    Path module = Path.of(System.getProperty("faq.repo", ".")).resolve("faq-index");
+    for (Path candidate :
+        List.of(
+            module.resolve("eval").resolve(pack.id() + "-validation.tsv"),
+            module.resolve("packs").resolve(pack.id()).resolve("eval/paraphrases.tsv"))) {
+      if (Files.isRegularFile(candidate)) {
+        return candidate;
+      }
+    }
+    return null;
+  }
+
+  /** The path as the repository root sees it ({@code bin/faq} passes the root). */
+  static String relativeToRepo(Path file) {
+    return relative(
+        Path.of(System.getProperty("faq.repo", ".")).toAbsolutePath().normalize(), file);
   }
 
   private static String relative(Path repo, Path file) {
@@ -258,6 +302,13 @@ public final class FaqCli {
     int folds = Calibrator.Options.DEFAULT.folds();
     double minAnswered = Calibrator.Options.DEFAULT.minAnswered();
     double keywordOosAbstention = Calibrator.Options.DEFAULT.keywordOosAbstention();
+    Path questions;
+    int block = 500;
+    int startPhrasings = 3;
+    int phrasingStream = Integer.MAX_VALUE;
+    boolean shuffleQuestions = true;
+    int threads = 2;
+    double seconds = 10;
     final List<Path> oos = new ArrayList<>();
     final List<Path> holdout = new ArrayList<>();
     final List<String> models = new ArrayList<>();
@@ -284,6 +335,19 @@ public final class FaqCli {
           case "--holdout" -> options.holdout.add(existing(value));
           case "--model" -> options.models.add(value);
           case "--out" -> options.out = Path.of(value);
+          case "--questions" -> options.questions = existing(value);
+          case "--block" -> options.block = (int) number(flag, value, 1, 1_000_000);
+          case "--start-phrasings" -> options.startPhrasings = (int) number(flag, value, 0, 1_000);
+          case "--threads" -> options.threads = (int) number(flag, value, 1, 64);
+          case "--seconds" -> options.seconds = number(flag, value, 1, 600);
+          case "--order" -> {
+            if (!value.equals("shuffled") && !value.equals("file")) {
+              throw new UsageException("--order is shuffled or file, not " + value);
+            }
+            options.shuffleQuestions = value.equals("shuffled");
+          }
+          case "--phrasing-stream" ->
+              options.phrasingStream = (int) number(flag, value, 0, Integer.MAX_VALUE);
           case "--folds" -> options.folds = (int) number(flag, value, 2, 20);
           case "--min-answered" -> options.minAnswered = number(flag, value, 0, 1);
           case "--keyword-oos-abstention" ->

@@ -108,6 +108,82 @@ class FaqCliTest {
   }
 
   @Test
+  void learnCurvePrintsTheHitRatePerBlockForBothStreamsAndWritesThemAsJson() throws Exception {
+    Path questions = indexDir.resolve("questions.tsv");
+    Files.writeString(
+        questions,
+        "text\tlabel\nI still have not received my new card\tcard_arrival\n"
+            + "How do I top up with cash?\ttop_up_by_cash_or_cheque\n"
+            + "my card has still not arrived\tcard_arrival\n");
+    Path json = indexDir.resolve("curve.json");
+
+    String printed =
+        run(
+            "",
+            "learn-curve",
+            "--pack",
+            "banking77",
+            "--level",
+            "keyword",
+            "--questions",
+            questions.toString(),
+            "--block",
+            "2",
+            "--phrasing-stream",
+            "5",
+            "--out",
+            json.toString(),
+            "--index-dir",
+            indexDir.toString());
+
+    assertThat(printed)
+        .contains("start: the first 3 phrasings of each of the 77 entries")
+        .contains("(3 questions)")
+        .contains("(5 questions)")
+        .containsPattern("\\n  1-2 +\\d+\\.\\d\\d %")
+        .containsPattern("\\n  3-3 +\\d+\\.\\d\\d %")
+        .contains("note: 3 held-out questions make only 1 full block(s) of 2");
+    JsonNode curve = JSON.readTree(json.toFile());
+    assertThat(curve.get("streams")).hasSize(2);
+    JsonNode heldOut = curve.get("streams").get(0);
+    assertThat(heldOut.get("questions").asInt()).isEqualTo(3);
+    assertThat(heldOut.get("blocks")).hasSize(2);
+    assertThat(curve.get("streams").get(1).get("blocks")).hasSize(3);
+  }
+
+  /** The figures' shape only: timing assertions would fail on a busy machine, not on a bug. */
+  @Test
+  void benchPrintsWarmUpLatencyAndThroughput() throws Exception {
+    Path questions = indexDir.resolve("questions.tsv");
+    Files.writeString(
+        questions,
+        "text\tlabel\nI still have not received my new card\tcard_arrival\n"
+            + "How do I top up with cash?\ttop_up_by_cash_or_cheque\n");
+
+    String printed =
+        run(
+            "",
+            "bench",
+            "--pack",
+            "banking77",
+            "--level",
+            "keyword",
+            "--questions",
+            questions.toString(),
+            "--seconds",
+            "1",
+            "--index-dir",
+            indexDir.toString());
+
+    assertThat(printed)
+        .contains("bench: pack banking77, level keyword, 2 distinct questions")
+        .containsPattern("warm-up: [0-9,]+ matches in \\d+ rounds")
+        .containsPattern("uncached, 1 thread: +p50 [0-9.]+ ms, p90 [0-9.]+ ms, p99 [0-9.]+ ms")
+        .containsPattern("CPU time p50 [0-9.]+ ms, p99 [0-9.]+ ms")
+        .containsPattern("uncached, 2 threads: +[0-9.]+ matches/s");
+  }
+
+  @Test
   void badArgumentsAreUsageErrors() {
     assertThatThrownBy(() -> run("", "match")).hasMessageContaining("--pack is required");
     assertThatThrownBy(() -> run("", "match", "--pack", "banking77", "--level", "fuzzy"))
