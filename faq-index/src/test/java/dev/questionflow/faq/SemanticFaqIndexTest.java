@@ -166,7 +166,7 @@ class SemanticFaqIndexTest {
   @Test
   void defaultModelsPerLanguageAreShipped() {
     assertThat(FaqEmbeddingModel.defaultFor("en")).isEqualTo(FaqEmbeddingModel.BGE_SMALL_EN_V15_Q);
-    assertThat(FaqEmbeddingModel.defaultFor("zh")).isEqualTo(FaqEmbeddingModel.BGE_SMALL_ZH_V15);
+    assertThat(FaqEmbeddingModel.defaultFor("zh")).isEqualTo(FaqEmbeddingModel.BGE_SMALL_ZH_V15_Q);
     assertThat(FaqEmbeddingModel.defaultFor("en").available()).isTrue();
     assertThat(FaqEmbeddingModel.defaultFor("zh").available()).isTrue();
     assertThat(FaqEmbeddingModel.fromId("BGE_SMALL_ZH_V15"))
@@ -198,7 +198,7 @@ class SemanticFaqIndexTest {
                     null)),
             List.of());
     try (SemanticFaqIndex idx = SemanticFaqIndex.build(zh)) {
-      assertThat(idx.modelId()).isEqualTo("bge-small-zh-v1.5");
+      assertThat(idx.modelId()).isEqualTo("bge-small-zh-v1.5-q");
       assertThat(idx.search("我的包裹怎么还没到", 1).get(0).faqId()).isEqualTo("shipping");
       assertThat(idx.search("我想把这个订单退款", 1).get(0).faqId()).isEqualTo("refund");
     }
