@@ -49,13 +49,8 @@ final class CachingEmbedder implements Embedder {
   }
 
   @Override
-  public String modelId() {
-    return model.id();
-  }
-
-  @Override
-  public boolean lowerCases() {
-    return model.lowerCases();
+  public FaqEmbeddingModel model() {
+    return model;
   }
 
   @Override

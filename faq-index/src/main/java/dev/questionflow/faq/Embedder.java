@@ -8,8 +8,13 @@ import java.util.List;
  */
 interface Embedder extends AutoCloseable {
 
+  /** The model whose vectors these are. */
+  FaqEmbeddingModel model();
+
   /** Id of the model (part of the stored index fingerprint). */
-  String modelId();
+  default String modelId() {
+    return model().id();
+  }
 
   /** L2-normalised embedding of one text. */
   float[] embed(String text);
@@ -19,7 +24,7 @@ interface Embedder extends AutoCloseable {
 
   /** True when the model's tokenizer lower-cases its input, so case does not change a vector. */
   default boolean lowerCases() {
-    return false;
+    return model().lowerCases();
   }
 
   @Override

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * The FAQ level learning from tickets ({@code bin/faq learn-curve}): a matcher starts from a few
@@ -63,13 +64,17 @@ public final class LearningCurve {
   }
 
   /** A matcher and how it takes an overlay (its {@code apply}, as the app's {@code LiveFaq}). */
-  public interface Learner extends AutoCloseable {
-    FaqMatcher matcher();
+  public record Learner(FaqMatcher matcher, Consumer<FaqOverlay> applier, Runnable closer)
+      implements AutoCloseable {
 
-    void apply(FaqOverlay overlay);
+    void apply(FaqOverlay overlay) {
+      applier.accept(overlay);
+    }
 
     @Override
-    void close();
+    public void close() {
+      closer.run();
+    }
   }
 
   private LearningCurve() {}
@@ -118,45 +123,20 @@ public final class LearningCurve {
   public static Learner learner(FaqPack pack, String level, Path embeddingCache) {
     if ("keyword".equals(level)) {
       KeywordFaqIndex keyword = KeywordFaqIndex.build(pack);
-      return new Learner() {
-        @Override
-        public FaqMatcher matcher() {
-          return keyword;
-        }
-
-        @Override
-        public void apply(FaqOverlay overlay) {
-          keyword.apply(overlay);
-        }
-
-        @Override
-        public void close() {
-          keyword.close();
-        }
-      };
+      return new Learner(keyword, keyword::apply, keyword::close);
     }
     FaqEmbeddingModel model = FaqEmbeddingModel.defaultFor(pack.language());
     CachingEmbedder embedder = CachingEmbedder.of(model, embeddingCache);
     SemanticFaqIndex semantic =
         SemanticFaqIndex.build(
             pack, embedder, SemanticSettings.forPack(pack.id(), model.id()), false);
-    return new Learner() {
-      @Override
-      public FaqMatcher matcher() {
-        return semantic;
-      }
-
-      @Override
-      public void apply(FaqOverlay overlay) {
-        semantic.apply(overlay);
-      }
-
-      @Override
-      public void close() {
-        semantic.close();
-        embedder.save();
-      }
-    };
+    return new Learner(
+        semantic,
+        semantic::apply,
+        () -> {
+          semantic.close();
+          embedder.save();
+        });
   }
 
   /**

@@ -94,13 +94,8 @@ final class OnnxEncoder implements Embedder {
   }
 
   @Override
-  public String modelId() {
-    return model.id();
-  }
-
-  @Override
-  public boolean lowerCases() {
-    return model.lowerCases();
+  public FaqEmbeddingModel model() {
+    return model;
   }
 
   @Override
