@@ -120,13 +120,19 @@ class ThroughputBenchmarkIT {
       double warmupEndCompilationsPerSecond,
       Window measured,
       Histories histories,
-      Map<String, Double> serviceP99Ms) {
+      Map<String, Double> serviceMs) {
 
-    Phase withService(Map<String, Double> p99) {
+    Phase withService(Map<String, Double> ms) {
       return new Phase(
-          name, firstJobs, warmupJobs, warmupEndCompilationsPerSecond, measured, histories, p99);
+          name, firstJobs, warmupJobs, warmupEndCompilationsPerSecond, measured, histories, ms);
     }
   }
+
+  /**
+   * A phase against its baselines ({@link #baselines}, by index in the run): completions per second
+   * and accept p99, each divided by the baselines' mean.
+   */
+  record Ratio(String phase, List<Integer> baselines, double donePerSecond, double acceptP99) {}
 
   /** Starts one job and returns its workflow ID; then waits for its outcome (a label). */
   private static final String BARE_PREFIX = "bare-";
@@ -163,7 +169,8 @@ class ThroughputBenchmarkIT {
     } finally {
       client.getWorkflowServiceStubs().shutdownNow();
     }
-    String table = table(phases);
+    List<Ratio> ratios = ratios(phases);
+    String table = table(phases, ratios);
     System.out.println(table);
     Path dir = Infra.repoRoot().resolve("e2e/target/bench");
     Files.createDirectories(dir);
@@ -174,21 +181,6 @@ class ThroughputBenchmarkIT {
     report.put("jvm", LAUNCH);
     report.put("cores", Runtime.getRuntime().availableProcessors());
     report.put("phases", phases);
-    List<Map<String, Object>> ratios = new ArrayList<>();
-    for (int i = 0; i < phases.size(); i++) {
-      List<Phase> baselines = baselines(phases, i);
-      ratios.add(
-          Map.of(
-              "phase", phases.get(i).name(),
-              "baselines", baselines.stream().map(phases::indexOf).toList(),
-              "donePerSecond",
-                  hundredths(
-                      phases.get(i).measured().perSecond() / meanOf(baselines, Window::perSecond)),
-              "acceptP99",
-                  hundredths(
-                      phases.get(i).measured().acceptP99Ms()
-                          / meanOf(baselines, Window::acceptP99Ms))));
-    }
     report.put("ratios", ratios);
     Files.writeString(dir.resolve("throughput.json"), JSON.writeValueAsString(report));
     Files.writeString(dir.resolve("throughput.txt"), table);
@@ -279,7 +271,7 @@ class ThroughputBenchmarkIT {
               return (workflowId.startsWith(BARE_PREFIX) ? bare : question).await(workflowId);
             }
           };
-      return phase("side", alternate, app.pid(), server, client).withService(serviceP99(app));
+      return phase("side", alternate, app.pid(), server, client).withService(serviceMs(app));
     } finally {
       worker.destroy();
       worker.waitFor(20, TimeUnit.SECONDS);
@@ -295,7 +287,7 @@ class ThroughputBenchmarkIT {
       throws Exception {
     try (AppProcess app = app(name, extra)) {
       Job job = questionJob(name, app, client, texts);
-      return phase(name, job, app.pid(), server, client).withService(serviceP99(app));
+      return phase(name, job, app.pid(), server, client).withService(serviceMs(app));
     }
   }
 
@@ -358,17 +350,18 @@ class ThroughputBenchmarkIT {
    * last two minutes): the whole accept inside the app, and the Temporal start call within it. What
    * the caller saw beyond the first is HTTP and waiting for a thread.
    */
-  private static Map<String, Double> serviceP99(AppProcess app) throws Exception {
-    Map<String, Double> p99 = new LinkedHashMap<>();
+  private static Map<String, Double> serviceMs(AppProcess app) throws Exception {
+    Map<String, Double> ms = new LinkedHashMap<>();
     for (String name : List.of("cs_accept_seconds", "cs_accept_temporal_start_seconds")) {
-      for (String quantile : List.of("0.5", "0.99")) {
-        var seconds = app.series(name, "quantile=\"" + quantile + "\"");
-        p99.put(
-            quantile.equals("0.99") ? name : name + " p50",
+      for (String quantile : List.of("p50", "p99")) {
+        var seconds =
+            app.series(name, "quantile=\"" + (quantile.equals("p50") ? "0.5" : "0.99") + "\"");
+        ms.put(
+            name + " " + quantile,
             seconds.isPresent() ? round(seconds.getAsDouble() * 1000) : -1.0);
       }
     }
-    return p99;
+    return ms;
   }
 
   /** Jobs measured in a phase: twice as many side by side, so each kind gets as many as alone. */
@@ -567,11 +560,22 @@ class ThroughputBenchmarkIT {
         .orElse(Double.NaN);
   }
 
-  private static double hundredths(double ratio) {
-    return Math.round(ratio * 100) / 100.0;
+  private static List<Ratio> ratios(List<Phase> phases) {
+    List<Ratio> ratios = new ArrayList<>();
+    for (int i = 0; i < phases.size(); i++) {
+      Window m = phases.get(i).measured();
+      List<Phase> baselines = baselines(phases, i);
+      ratios.add(
+          new Ratio(
+              phases.get(i).name(),
+              baselines.stream().map(phases::indexOf).toList(),
+              m.perSecond() / meanOf(baselines, Window::perSecond),
+              m.acceptP99Ms() / meanOf(baselines, Window::acceptP99Ms)));
+    }
+    return ratios;
   }
 
-  private static String table(List<Phase> phases) {
+  private static String table(List<Phase> phases, List<Ratio> ratios) {
     StringBuilder out = new StringBuilder();
     out.append(
         String.format(
@@ -597,16 +601,15 @@ class ThroughputBenchmarkIT {
     for (int i = 0; i < phases.size(); i++) {
       Phase p = phases.get(i);
       Window m = p.measured();
-      List<Phase> baselines = baselines(phases, i);
       out.append(
           String.format(
               "%-6s %9.1f %6.2f %8.0fms %8.0fms %7.2f %7.1f %9.1f %9.1f %7.1f %6.1f %6.2f %6.1f %8d%n",
               p.name(),
               m.perSecond(),
-              m.perSecond() / meanOf(baselines, Window::perSecond),
+              ratios.get(i).donePerSecond(),
               m.acceptP50Ms(),
               m.acceptP99Ms(),
-              m.acceptP99Ms() / meanOf(baselines, Window::acceptP99Ms),
+              ratios.get(i).acceptP99(),
               p.histories().events(),
               p.histories().workflowTasks(),
               p.histories().searchAttributeUpserts(),
@@ -640,16 +643,16 @@ class ThroughputBenchmarkIT {
               f.compilationsPerSecond()));
     }
     for (Phase p : phases) {
-      if (!p.serviceP99Ms().isEmpty()) {
+      if (!p.serviceMs().isEmpty()) {
         out.append(
             String.format(
                 "%-6s accept p50/p99 inside the app %.0f/%.0f ms, of it the Temporal start call"
                     + " %.0f/%.0f ms%n",
                 p.name(),
-                p.serviceP99Ms().get("cs_accept_seconds p50"),
-                p.serviceP99Ms().get("cs_accept_seconds"),
-                p.serviceP99Ms().get("cs_accept_temporal_start_seconds p50"),
-                p.serviceP99Ms().get("cs_accept_temporal_start_seconds")));
+                p.serviceMs().get("cs_accept_seconds p50"),
+                p.serviceMs().get("cs_accept_seconds p99"),
+                p.serviceMs().get("cs_accept_temporal_start_seconds p50"),
+                p.serviceMs().get("cs_accept_temporal_start_seconds p99")));
       }
     }
     for (Phase p : phases) {
