@@ -96,6 +96,15 @@ class QuestionFlowIT {
         .hasSize(1);
     System.out.printf(
         "[flow] a FAQ-level answer without a model: %d history events%n", events.size());
+    // eager workflow start: the server starts the first workflow task in the start call's own
+    // write (microseconds apart), where a task dispatched through matching waits for a poller's
+    // round trip (milliseconds)
+    assertThat(events.get(2).path("eventType").asText()).endsWith("WORKFLOW_TASK_STARTED");
+    Duration scheduledToStarted =
+        Duration.between(
+            java.time.Instant.parse(events.get(1).path("eventTime").asText()),
+            java.time.Instant.parse(events.get(2).path("eventTime").asText()));
+    assertThat(scheduledToStarted).isLessThan(Duration.ofMillis(1));
     // marker details are payloads (base64 "data"): decode them to find the local activities' types
     String markers =
         events.stream()

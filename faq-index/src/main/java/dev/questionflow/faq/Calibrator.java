@@ -142,8 +142,6 @@ public final class Calibrator {
             # Calibration of FAQ pack %s, written by bin/faq calibrate: rerun it rather than edit by hand.
             #   %s
             # %d-fold cross-validation (seed %d) on the pack's %d phrasings not in the held-out files, with %d
-            # out-of-scope training questions; the held-out files are only for bin/faq eval. Out-of-fold figures,
-            # mean ± standard deviation over the folds:
             """,
             pack.id(),
             command,
@@ -151,6 +149,20 @@ public final class Calibrator {
             options.seed(),
             trainingSize(),
             outOfScope.size()));
+    out.append(
+        exampleCount() == 0
+            ? """
+              # out-of-scope training questions; the held-out files are only for bin/faq eval. Out-of-fold figures,
+              # mean ± standard deviation over the folds:
+              """
+            : String.format(
+                Locale.ROOT,
+                """
+                # out-of-scope training questions (%d of them the pack's own out-of-scope examples, folded like the
+                # phrasings); the held-out files are only for bin/faq eval. Out-of-fold figures, mean ± standard
+                # deviation over the folds:
+                """,
+                exampleCount()));
     out.append(
         String.format(
             Locale.ROOT,
@@ -175,7 +187,7 @@ public final class Calibrator {
     out.append("keyword.min-margin=").append(k.minMargin()).append('\n');
     out.append(
         "# semantic.<model> = knnK knnTemp wClassifier wKnn wKeyword minScore minSimilarity"
-            + " confidentSimilarity minKeyword\n");
+            + " confidentSimilarity minKeyword minOutOfScopeGap\n");
     for (SemanticCalibration.Result r : semantic) {
       out.append("semantic.")
           .append(r.modelId())
@@ -194,6 +206,12 @@ public final class Calibrator {
   private final List<List<LabeledQuestion>> folds;
 
   /**
+   * The fold of each of the pack's out-of-scope examples (normalised text): fold f's index leaves
+   * its examples out, and they are asked of that index only, as its phrasings are.
+   */
+  private final Map<String, Integer> exampleFolds;
+
+  /**
    * @param heldOut texts of the validation files: removed from the training side
    * @param outOfScope out-of-scope training questions
    */
@@ -209,6 +227,26 @@ public final class Calibrator {
     this.options = options;
     this.log = log;
     this.folds = folds(training(pack, this.heldOut), options.folds(), options.seed());
+    this.exampleFolds = exampleFolds(pack, this.heldOut, options.folds(), options.seed());
+  }
+
+  /** The pack's out-of-scope examples not held out, shuffled and dealt round-robin into k folds. */
+  static Map<String, Integer> exampleFolds(FaqPack pack, Set<String> heldOut, int k, long seed) {
+    Set<String> drop = new HashSet<>();
+    heldOut.forEach(t -> drop.add(FaqEvaluation.normalise(t)));
+    List<String> examples = new ArrayList<>();
+    for (String q : pack.outOfScope()) {
+      String n = FaqEvaluation.normalise(q);
+      if (!drop.contains(n) && !examples.contains(n)) {
+        examples.add(n);
+      }
+    }
+    Collections.shuffle(examples, new Random(seed));
+    Map<String, Integer> folds = new LinkedHashMap<>();
+    for (int i = 0; i < examples.size(); i++) {
+      folds.put(examples.get(i), i % k);
+    }
+    return folds;
   }
 
   /** The pack's phrasings without the held-out texts (compared as {@link FaqEvaluation} does). */
@@ -263,6 +301,21 @@ public final class Calibrator {
     return outOfScope;
   }
 
+  /**
+   * The out-of-scope questions to ask of fold f's index: every one, except that one of the pack's
+   * own out-of-scope examples is asked only of the fold that left it out of its index.
+   */
+  List<String> outOfScope(int f) {
+    return outOfScope.stream()
+        .filter(q -> exampleFolds.getOrDefault(FaqEvaluation.normalise(q), f) == f)
+        .toList();
+  }
+
+  /** The pack's out-of-scope examples in no held-out file. */
+  int exampleCount() {
+    return exampleFolds.size();
+  }
+
   FaqPack pack() {
     return pack;
   }
@@ -275,10 +328,19 @@ public final class Calibrator {
     return log;
   }
 
-  /** The index side of fold {@code f}: the pack without fold f's and the held-out texts. */
+  /**
+   * The index side of fold {@code f}: the pack without fold f's phrasings and out-of-scope
+   * examples, and without the held-out texts.
+   */
   FaqPack foldPack(int f) {
     List<String> drop = new ArrayList<>(heldOut);
     drop.addAll(FaqEvaluation.texts(folds.get(f)));
+    exampleFolds.forEach(
+        (example, fold) -> {
+          if (fold == f) {
+            drop.add(example);
+          }
+        });
     return FaqEvaluation.withoutPhrasings(pack, drop);
   }
 

@@ -183,6 +183,17 @@ public final class FaqEvaluation {
   }
 
   /**
+   * {@link #unseen(FaqPack, Collection)}, and without the held-out out-of-scope questions among its
+   * out-of-scope examples.
+   */
+  public static FaqPack unseen(
+      FaqPack pack, Collection<LabeledQuestion> heldOut, Collection<String> outOfScope) {
+    List<String> drop = new ArrayList<>(texts(heldOut));
+    drop.addAll(outOfScope);
+    return withoutPhrasings(pack, drop);
+  }
+
+  /**
    * Reads {@code text<TAB>label} lines; a first line starting with {@code text<TAB>} is a header.
    *
    * @throws IllegalArgumentException for a line without a label
@@ -235,9 +246,9 @@ public final class FaqEvaluation {
   }
 
   /**
-   * The pack without the given phrasings (compared after trimming and collapsing whitespace), so
-   * that evaluation questions are not found verbatim; standard questions, answers and keywords are
-   * kept.
+   * The pack without the given phrasings and out-of-scope examples (compared after trimming and
+   * collapsing whitespace), so that evaluation questions are not found verbatim; standard
+   * questions, answers and keywords are kept.
    */
   public static FaqPack withoutPhrasings(FaqPack pack, Collection<String> texts) {
     Set<String> drop = new HashSet<>();
@@ -248,7 +259,13 @@ public final class FaqEvaluation {
       entries.add(new FaqEntry(e.id(), e.question(), e.answer(), kept, e.keywords(), e.category()));
     }
     return new FaqPack(
-        pack.id(), pack.name(), pack.language(), pack.attribution(), entries, pack.intentRules());
+        pack.id(),
+        pack.name(),
+        pack.language(),
+        pack.attribution(),
+        entries,
+        pack.intentRules(),
+        pack.outOfScope().stream().filter(q -> !drop.contains(normalise(q))).toList());
   }
 
   /** Trimmed, whitespace collapsed: how held-out texts are compared with phrasings. */

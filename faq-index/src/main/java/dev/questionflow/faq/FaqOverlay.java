@@ -77,8 +77,7 @@ public record FaqOverlay(List<FaqEntry> entries, List<Phrasing> phrasings) {
             new FaqEntry(e.id(), e.question(), e.answer(), phrasings, e.keywords(), e.category()));
       }
     }
-    return new FaqPack(
-        base.id(), base.name(), base.language(), base.attribution(), live, base.intentRules());
+    return base.withEntries(live);
   }
 
   /** The ids of the entries this overlay touches (new entries and entries with new phrasings). */

@@ -10,6 +10,9 @@ import java.util.Optional;
  * @param language "en" or "zh"
  * @param attribution text to show/keep wherever the pack or anything built from it is shipped
  * @param intentRules evaluated in order, the first matching rule wins (see {@link IntentRules})
+ * @param outOfScope questions the pack must not answer, written the way customers ask off-topic
+ *     things ({@code out_of_scope.txt}): the semantic level abstains on a question nearer to one of
+ *     them than to the pack's phrasings ({@link SemanticSettings#minOutOfScopeGap})
  */
 public record FaqPack(
     String id,
@@ -17,13 +20,31 @@ public record FaqPack(
     String language,
     String attribution,
     List<FaqEntry> entries,
-    List<IntentRule> intentRules) {
+    List<IntentRule> intentRules,
+    List<String> outOfScope) {
 
   public FaqPack {
     Objects.requireNonNull(id, "id");
     language = language == null ? "en" : language;
     entries = entries == null ? List.of() : List.copyOf(entries);
     intentRules = intentRules == null ? List.of() : List.copyOf(intentRules);
+    outOfScope = outOfScope == null ? List.of() : List.copyOf(outOfScope);
+  }
+
+  /** A pack without out-of-scope examples. */
+  public FaqPack(
+      String id,
+      String name,
+      String language,
+      String attribution,
+      List<FaqEntry> entries,
+      List<IntentRule> intentRules) {
+    this(id, name, language, attribution, entries, intentRules, List.of());
+  }
+
+  /** The same pack with these entries (its out-of-scope examples and rules kept). */
+  public FaqPack withEntries(List<FaqEntry> replaced) {
+    return new FaqPack(id, name, language, attribution, replaced, intentRules, outOfScope);
   }
 
   /** The entry with this id, if any. */

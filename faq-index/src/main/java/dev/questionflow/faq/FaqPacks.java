@@ -27,7 +27,7 @@ import java.util.regex.PatternSyntaxException;
 
 /**
  * Loads FAQ packs: a folder with {@code pack.json}, {@code entries.jsonl} and (optional) {@code
- * intents.json}.
+ * intents.json} and {@code out_of_scope.txt}.
  *
  * <p>A broken pack (bad JSON, missing id/question/answer, duplicate id, bad regex, ...) fails with
  * an {@link IllegalArgumentException} whose message names the file and the line, e.g. {@code
@@ -40,6 +40,7 @@ public final class FaqPacks {
   static final String PACK_FILE = "pack.json";
   static final String ENTRIES_FILE = "entries.jsonl";
   static final String INTENTS_FILE = "intents.json";
+  static final String OUT_OF_SCOPE_FILE = "out_of_scope.txt";
   private static final Pattern PACK_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
 
   private static final ObjectMapper JSON =
@@ -156,7 +157,38 @@ public final class FaqPacks {
     String attribution = optionalText(meta, "attribution", file, 1);
     List<FaqEntry> entries = readEntries(source);
     List<IntentRule> rules = readIntents(source);
-    return new FaqPack(id, name == null ? id : name, language, attribution, entries, rules);
+    return new FaqPack(
+        id,
+        name == null ? id : name,
+        language,
+        attribution,
+        entries,
+        rules,
+        readOutOfScope(source));
+  }
+
+  /**
+   * {@code out_of_scope.txt} (optional): one question per line; blank lines and lines starting with
+   * {@code #} are skipped.
+   */
+  private static List<String> readOutOfScope(PackSource source) {
+    List<String> questions = new ArrayList<>();
+    try (InputStream in = source.open(OUT_OF_SCOPE_FILE)) {
+      if (in == null) {
+        return List.of();
+      }
+      BufferedReader r = new BufferedReader(reader(in));
+      String line;
+      while ((line = r.readLine()) != null) {
+        String q = line.replace("\uFEFF", "").strip();
+        if (!q.isEmpty() && !q.startsWith("#")) {
+          questions.add(q);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read " + source.describe(OUT_OF_SCOPE_FILE), e);
+    }
+    return questions;
   }
 
   private static JsonNode readPackJson(PackSource source) {

@@ -15,30 +15,46 @@ final class Fusion {
   /** A ranked candidate with the figures behind its fused score. */
   record Candidate(String faqId, double score, double classifier, double knn, double keyword) {}
 
-  /** The ranking of one question plus the nearest phrasing's similarity. */
-  record Ranking(List<Candidate> candidates, double maxSimilarity, double keywordTop) {
-    static final Ranking EMPTY = new Ranking(List.of(), 0, 0);
+  /**
+   * The ranking of one question plus the nearest phrasing's similarity and the nearest out-of-scope
+   * example's ({@link Nearest#NONE} when none was among the nearest documents).
+   */
+  record Ranking(
+      List<Candidate> candidates,
+      double maxSimilarity,
+      double keywordTop,
+      double outOfScopeSimilarity) {
+    static final Ranking EMPTY = new Ranking(List.of(), 0, 0, Nearest.NONE);
   }
 
   /**
-   * A question's nearest phrasings, nearest first: each one's entry (class) and cosine similarity.
+   * A question's nearest phrasings, nearest first: each one's entry (class) and cosine similarity;
+   * and the cosine similarity of the nearest out-of-scope example among the same documents.
    */
-  record Nearest(int[] entry, double[] cos) {
+  record Nearest(int[] entry, double[] cos, double outOfScope) {
+
+    /** The similarity of an out-of-scope example that was not found: below every cosine. */
+    static final double NONE = -1;
 
     /**
-     * @param docClass the entry (class) of each document, or -1 for the classifier's document
+     * @param docClass the entry (class) of each document; {@link #OUT_OF_SCOPE} for the pack's
+     *     out-of-scope examples (and the classifier's document, which has no vector to be found)
      */
     static Nearest of(ScoreDoc[] hits, int[] docClass) {
       int[] entry = new int[hits.length];
       double[] cos = new double[hits.length];
+      double outOfScope = NONE;
       int n = 0;
       for (ScoreDoc sd : hits) {
+        double similarity = 2.0 * sd.score - 1.0; // DOT_PRODUCT score = (1 + cos) / 2
         if (docClass[sd.doc] >= 0) {
           entry[n] = docClass[sd.doc];
-          cos[n++] = 2.0 * sd.score - 1.0; // DOT_PRODUCT score = (1 + cos) / 2
+          cos[n++] = similarity;
+        } else {
+          outOfScope = Math.max(outOfScope, similarity);
         }
       }
-      return new Nearest(Arrays.copyOf(entry, n), Arrays.copyOf(cos, n));
+      return new Nearest(Arrays.copyOf(entry, n), Arrays.copyOf(cos, n), outOfScope);
     }
 
     /** The nearest phrasing's cosine similarity (0 when there is none). */
@@ -46,6 +62,9 @@ final class Fusion {
       return cos.length == 0 ? 0 : Arrays.stream(cos).max().getAsDouble();
     }
   }
+
+  /** The class of a document that is no entry's: an out-of-scope example. */
+  static final int OUT_OF_SCOPE = -1;
 
   private Fusion() {}
 

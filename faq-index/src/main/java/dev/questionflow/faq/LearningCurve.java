@@ -90,8 +90,7 @@ public final class LearningCurve {
       List<String> kept = e.phrasings().subList(0, Math.min(phrasings, e.phrasings().size()));
       entries.add(new FaqEntry(e.id(), e.question(), e.answer(), kept, e.keywords(), e.category()));
     }
-    return new FaqPack(
-        pack.id(), pack.name(), pack.language(), pack.attribution(), entries, pack.intentRules());
+    return pack.withEntries(entries);
   }
 
   /**

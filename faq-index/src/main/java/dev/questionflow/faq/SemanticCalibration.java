@@ -8,10 +8,11 @@ import java.util.Locale;
 
 /**
  * The semantic level's search in a {@link Calibrator}, per model: kNN size and temperature and the
- * fusion weights by pooled out-of-fold top-1; then the thresholds (minimum fused score and
- * nearest-phrasing similarity) that abstain on the most out-of-scope questions while answering at
- * least {@code minAnswered} of the in-scope ones. Each question is searched once per fold (for the
- * largest k) and every fusion is computed from its {@link SemanticFaqIndex.Signals}.
+ * fusion weights by pooled out-of-fold top-1; then the thresholds (minimum fused score,
+ * nearest-phrasing similarity and, for a pack with out-of-scope examples, the gap between the
+ * nearest phrasing and the nearest example) that abstain on the most out-of-scope questions while
+ * answering at least {@code minAnswered} of the in-scope ones. Each question is searched once per
+ * fold (for the largest k) and every fusion is computed from its {@link SemanticFaqIndex.Signals}.
  */
 final class SemanticCalibration {
 
@@ -22,12 +23,18 @@ final class SemanticCalibration {
   private record SignalsRow(int fold, int gold, SemanticFaqIndex.Signals signals) {}
 
   /** One question's answer at the chosen fusion. */
-  private record Answer(int fold, boolean inScope, boolean correct, double score, double similarity)
+  private record Answer(
+      int fold,
+      boolean inScope,
+      boolean correct,
+      double score,
+      double similarity,
+      double outOfScopeGap)
       implements Calibrator.Row {
 
-    /** Answered under thresholds {@code {min score, min similarity}}. */
+    /** Answered under thresholds {@code {min score, min similarity, min out-of-scope gap}}. */
     boolean answers(double[] t) {
-      return score >= t[0] && similarity >= t[1];
+      return score >= t[0] && similarity >= t[1] && outOfScopeGap >= t[2];
     }
   }
 
@@ -61,7 +68,7 @@ final class SemanticCalibration {
         for (LabeledQuestion q : folds.get(f)) {
           rows.add(row(index, embedder, f, q.text(), order.indexOf(q.faqId()), base));
         }
-        for (String q : calibrator.outOfScope()) {
+        for (String q : calibrator.outOfScope(f)) {
           rows.add(row(index, embedder, f, q, -1, base));
         }
       }
@@ -80,10 +87,12 @@ final class SemanticCalibration {
             fusion.wClassifier(),
             fusion.wKnn(),
             fusion.wKeyword());
-    double[] t = thresholds(answers, calibrator.options().minAnswered());
+    double[] t =
+        thresholds(
+            answers, calibrator.options().minAnswered(), calibrator.pack().outOfScope().isEmpty());
     return new Result(
         embedder.modelId(),
-        fusion.withThresholds(t[0], t[1], t[1], 0),
+        fusion.withThresholds(t[0], t[1], t[1], 0).withOutOfScopeGap(t[2]),
         calibrator.figures(answers, a -> a.answers(t)));
   }
 
@@ -92,6 +101,7 @@ final class SemanticCalibration {
     List<String> texts = new ArrayList<>();
     calibrator.folds().forEach(f -> texts.addAll(FaqEvaluation.texts(f)));
     texts.addAll(calibrator.outOfScope());
+    texts.addAll(calibrator.pack().outOfScope());
     calibrator.pack().entries().forEach(e -> texts.add(e.question().strip()));
     long started = System.nanoTime();
     embedder.embedAll(texts);
@@ -148,34 +158,50 @@ final class SemanticCalibration {
           Fusion.knnVote(r.signals().nearest(), fusion.knnK(), entries, fusion.knnTemp());
       double[] scores = scores(r.signals(), vote, fusion);
       int top = argmax(scores);
+      Fusion.Nearest nearest = r.signals().nearest();
       answers.add(
           new Answer(
               r.fold(),
               r.gold() >= 0,
               top == r.gold(),
               scores[top],
-              r.signals().nearest().maxSimilarity()));
+              nearest.maxSimilarity(),
+              nearest.maxSimilarity() - nearest.outOfScope()));
     }
     return answers;
   }
 
-  /** The thresholds abstaining on the most out-of-scope questions while answering enough. */
-  private static double[] thresholds(List<Answer> answers, double minAnswered) {
-    double[] chosen = {0, 0};
+  /**
+   * The thresholds abstaining on the most out-of-scope questions while answering enough: minimum
+   * fused score, nearest-phrasing similarity and (only with out-of-scope examples) gap to the
+   * nearest example, on grids of 0.05, 0.01 and 0.01.
+   */
+  private static double[] thresholds(
+      List<Answer> answers, double minAnswered, boolean withoutExamples) {
+    List<Double> gaps = new ArrayList<>(List.of(SemanticSettings.NO_OUT_OF_SCOPE_GAP));
+    if (!withoutExamples) {
+      for (int g = -10; g <= 20; g++) {
+        gaps.add(g / 100.0);
+      }
+    }
+    double[] chosen = {0, 0, SemanticSettings.NO_OUT_OF_SCOPE_GAP};
     double bestOos = -1;
     double bestAnswered = -1;
-    for (int s = 0; s <= 10; s++) {
-      for (int m = 30; m <= 95; m++) {
-        double[] t = {s * 0.05, m / 100.0};
-        double answered = Calibrator.share(answers, a -> a.answers(t), Answer::inScope);
-        if (answered < minAnswered) {
-          continue;
-        }
-        double oos = Calibrator.share(answers, a -> !a.answers(t), a -> !a.inScope());
-        if (oos > bestOos + 1e-9 || (Math.abs(oos - bestOos) < 1e-9 && answered > bestAnswered)) {
-          bestOos = oos;
-          bestAnswered = answered;
-          chosen = t;
+    for (double gap : gaps) {
+      for (int s = 0; s <= 10; s++) {
+        for (int m = 30; m <= 95; m++) {
+          double[] t = {s * 0.05, m / 100.0, gap};
+          double answered = Calibrator.share(answers, a -> a.answers(t), Answer::inScope);
+          if (answered < minAnswered) {
+            continue;
+          }
+          double oos = Calibrator.share(answers, a -> !a.answers(t), a -> !a.inScope());
+          if (oos > bestOos + 1e-9
+              || (Math.abs(oos - bestOos) < 1e-9 && answered > bestAnswered + 1e-9)) {
+            bestOos = oos;
+            bestAnswered = answered;
+            chosen = t;
+          }
         }
       }
     }

@@ -71,7 +71,7 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
   static final String FINGERPRINT_KEY = "questionflow.faq.semantic.fingerprint";
 
   /** Bump when the document layout, classifier training or embedding input changes. */
-  static final String INDEX_FORMAT = "faq-semantic/1";
+  static final String INDEX_FORMAT = "faq-semantic/2";
 
   /** Input beyond this many characters is ignored (the encoders see at most 512 tokens anyway). */
   static final int MAX_QUERY_CHARS = 1000;
@@ -104,7 +104,8 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
    * @param classIds the classifier's classes (the pack's entries), then the overlay's new entries
    *     (which the classifier, trained on the pack, gives no probability: they are found by the kNN
    *     vote and BM25)
-   * @param docClass the class of each document, -1 for the classifier's document
+   * @param docClass the class of each document, {@link Fusion#OUT_OF_SCOPE} for the out-of-scope
+   *     examples and the classifier's document
    * @param revision moved by every applied overlay (the match cache's key)
    */
   private record View(
@@ -168,12 +169,12 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
   private static int[] docClasses(IndexReader r, Map<String, Integer> classIndex)
       throws IOException {
     int[] docClass = new int[r.maxDoc()];
-    Arrays.fill(docClass, -1);
+    Arrays.fill(docClass, Fusion.OUT_OF_SCOPE);
     StoredFields stored = r.storedFields();
     for (int d = 0; d < r.maxDoc(); d++) {
       String id = stored.document(d, Set.of(F_ID)).get(F_ID);
       if (id != null) {
-        docClass[d] = classIndex.getOrDefault(id, -1);
+        docClass[d] = classIndex.getOrDefault(id, Fusion.OUT_OF_SCOPE);
       }
     }
     return docClass;
@@ -330,7 +331,9 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
 
   /**
    * The best entry, or empty when the matcher abstains: fused score below the calibrated minimum,
-   * or the nearest phrasing less similar than the model's calibrated minimum cosine similarity.
+   * the nearest phrasing less similar than the model's calibrated minimum cosine similarity, or an
+   * out-of-scope example of the pack about as near as the nearest phrasing ({@link
+   * SemanticSettings#minOutOfScopeGap}).
    */
   @Override
   public Optional<FaqMatch> best(String text) {
@@ -340,7 +343,7 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
       return Optional.empty();
     }
     Fusion.Candidate c = r.candidates().get(0);
-    if (!settings.answers(c.score(), r.maxSimilarity(), r.keywordTop())) {
+    if (!settings.answers(c.score(), r.maxSimilarity(), r.keywordTop(), r.outOfScopeSimilarity())) {
       return Optional.empty();
     }
     return Optional.of(new FaqMatch(c.faqId(), c.score(), v.entries().get(c.faqId())));
@@ -523,7 +526,11 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
     // the fusion sorts every entry before it cuts the list, so a shorter ranking is a prefix
     return r.candidates().size() <= topK
         ? r
-        : new Fusion.Ranking(r.candidates().subList(0, topK), r.maxSimilarity(), r.keywordTop());
+        : new Fusion.Ranking(
+            r.candidates().subList(0, topK),
+            r.maxSimilarity(),
+            r.keywordTop(),
+            r.outOfScopeSimilarity());
   }
 
   private Fusion.Ranking rankUncached(View v, String question, int topK) {
@@ -544,7 +551,8 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
     return new Fusion.Ranking(
         Fusion.fuse(v.classIds(), signals.classifier(), pKnn, signals.keyword(), s, topK),
         signals.nearest().maxSimilarity(),
-        signals.keywordTop());
+        signals.keywordTop(),
+        signals.nearest().outOfScope());
   }
 
   /**
@@ -631,6 +639,7 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
           .add(Integer.toString(e.phrasings().size()))
           .addAll(e.phrasings());
     }
+    h.add(Integer.toString(pack.outOfScope().size())).addAll(pack.outOfScope());
     return h.hex();
   }
 }

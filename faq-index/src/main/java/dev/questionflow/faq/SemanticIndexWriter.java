@@ -20,9 +20,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes a semantic index: every phrasing of every entry embedded as a vector document (kNN), plus
- * one document holding the softmax classifier trained on those vectors, with the fingerprint in the
- * commit.
+ * Writes a semantic index: every phrasing of every entry embedded as a vector document (kNN), every
+ * out-of-scope example of the pack as a vector document of no entry, plus one document holding the
+ * softmax classifier trained on the phrasings' vectors, with the fingerprint in the commit.
  */
 final class SemanticIndexWriter {
 
@@ -52,6 +52,15 @@ final class SemanticIndexWriter {
     return d;
   }
 
+  /** An out-of-scope example: found by the kNN search, belonging to no entry. */
+  static Document outOfScopeDoc(float[] vector) {
+    Document d = new Document();
+    d.add(
+        new KnnFloatVectorField(
+            SemanticFaqIndex.F_VECTOR, vector, VectorSimilarityFunction.DOT_PRODUCT));
+    return d;
+  }
+
   static void write(
       FaqPack pack, Embedder embedder, SemanticSettings settings, Directory dir, String fingerprint)
       throws IOException {
@@ -67,6 +76,7 @@ final class SemanticIndexWriter {
     }
     long t0 = System.nanoTime();
     List<float[]> vectors = embedder.embedAll(texts);
+    List<float[]> outOfScope = embedder.embedAll(pack.outOfScope());
     long t1 = System.nanoTime();
     Map<String, Integer> classIndex = new LinkedHashMap<>();
     for (int i = 0; i < classIds.size(); i++) {
@@ -82,7 +92,7 @@ final class SemanticIndexWriter {
     log.info(
         "Semantic FAQ index for pack {}: embedded {} texts with {} in {} ms, trained classifier in {} ms",
         pack.id(),
-        texts.size(),
+        texts.size() + outOfScope.size(),
         embedder.modelId(),
         (t1 - t0) / 1_000_000,
         (t2 - t1) / 1_000_000);
@@ -93,6 +103,9 @@ final class SemanticIndexWriter {
     try (IndexWriter w = new IndexWriter(dir, cfg)) {
       for (int i = 0; i < texts.size(); i++) {
         w.addDocument(vectorDoc(ids.get(i), vectors.get(i)));
+      }
+      for (float[] v : outOfScope) {
+        w.addDocument(outOfScopeDoc(v));
       }
       Document c = new Document();
       c.add(

@@ -17,6 +17,9 @@ import java.util.Properties;
  *     that the question is covered: the best {@link KeywordFaqIndex} score is at least {@code
  *     minKeyword}
  * @param minKeyword see {@code confidentSimilarity}
+ * @param minOutOfScopeGap abstain when the nearest of the pack's out-of-scope examples found among
+ *     the {@code knnK} nearest documents is not at least this much less similar than the nearest
+ *     phrasing ({@link FaqPack#outOfScope()}; -2, below any cosine difference, when unused)
  */
 record SemanticSettings(
     int knnK,
@@ -28,18 +31,22 @@ record SemanticSettings(
     double minSimilarity,
     double confidentSimilarity,
     double minKeyword,
+    double minOutOfScopeGap,
     SoftmaxClassifier.Params classifier) {
+
+  /** A {@link #minOutOfScopeGap} that never abstains: cosine differences are at least -2. */
+  static final double NO_OUT_OF_SCOPE_GAP = -2;
 
   private static final Properties CALIBRATION =
       PackageData.properties("semantic-calibration.properties");
 
-  // the nine numbers in the record's order, as the calibration file lists them: one place builds
-  // the
-  // record from them, so the withers do not repeat every component
+  // the ten numbers in the record's order, as the calibration file lists them: one place builds
+  // the record from them, so the withers do not repeat every component
   private static final int KNN_K = 0;
   private static final int KNN_TEMP = 1;
   private static final int W_CLASSIFIER = 2;
   private static final int MIN_SCORE = 5;
+  private static final int MIN_OUT_OF_SCOPE_GAP = 9;
 
   private double[] values() {
     return new double[] {
@@ -51,13 +58,14 @@ record SemanticSettings(
       minScore,
       minSimilarity,
       confidentSimilarity,
-      minKeyword
+      minKeyword,
+      minOutOfScopeGap
     };
   }
 
   private static SemanticSettings of(double[] v, SoftmaxClassifier.Params classifier) {
     return new SemanticSettings(
-        (int) v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], classifier);
+        (int) v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], classifier);
   }
 
   /** These values from {@code index} on, the others as they are. */
@@ -80,15 +88,26 @@ record SemanticSettings(
     return with(MIN_SCORE, minScore, minSimilarity, confidentSimilarity, minKeyword);
   }
 
+  SemanticSettings withOutOfScopeGap(double minOutOfScopeGap) {
+    return with(MIN_OUT_OF_SCOPE_GAP, minOutOfScopeGap);
+  }
+
   SemanticSettings withClassifier(SoftmaxClassifier.Params p) {
     return of(values(), p);
   }
 
-  /** The abstention rule (see the record comment). */
-  boolean answers(double score, double maxSimilarity, double keywordTop) {
+  /**
+   * The abstention rule (see the record comment).
+   *
+   * @param outOfScopeSimilarity the nearest out-of-scope example's cosine similarity among the
+   *     {@code knnK} nearest documents, or {@link Fusion.Nearest#NONE} when none is among them
+   */
+  boolean answers(
+      double score, double maxSimilarity, double keywordTop, double outOfScopeSimilarity) {
     return score >= minScore
         && maxSimilarity >= minSimilarity
-        && (maxSimilarity >= confidentSimilarity || keywordTop >= minKeyword);
+        && (maxSimilarity >= confidentSimilarity || keywordTop >= minKeyword)
+        && maxSimilarity - outOfScopeSimilarity >= minOutOfScopeGap;
   }
 
   /**
@@ -126,9 +145,13 @@ record SemanticSettings(
         java.util.Arrays.stream(row.trim().split("\\s+"))
             .mapToDouble(Double::parseDouble)
             .toArray();
-    if (v.length != 9) {
+    if (v.length == 9) { // written before out-of-scope examples: none to keep a gap to
+      v = java.util.Arrays.copyOf(v, 10);
+      v[MIN_OUT_OF_SCOPE_GAP] = NO_OUT_OF_SCOPE_GAP;
+    }
+    if (v.length != 10) {
       throw new IllegalStateException(
-          "semantic-calibration.properties: " + modelId + " needs 9 values");
+          "semantic-calibration.properties: " + modelId + " needs 10 values (or 9, without a gap)");
     }
     return of(v, SoftmaxClassifier.Params.DEFAULT);
   }

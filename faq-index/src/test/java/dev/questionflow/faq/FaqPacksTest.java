@@ -88,10 +88,34 @@ class FaqPacksTest {
                 null));
     assertThat(pack.language()).isEqualTo("en");
     assertThat(pack.intentRules()).isEmpty();
+    assertThat(pack.outOfScope()).isEmpty();
     FaqEntry e = pack.entries().get(0);
     assertThat(e.phrasings()).isEmpty();
     assertThat(e.keywords()).isEmpty();
     assertThat(e.category()).isNull();
+  }
+
+  @Test
+  void outOfScopeExamplesAreOnePerLineWithoutCommentsOrBlankLines() throws IOException {
+    Path dir =
+        writePack(
+            tmp.resolve("oos"),
+            "{\"id\":\"t\"}",
+            "{\"id\":\"a\",\"question\":\"Q?\",\"answer\":\"A.\"}",
+            null);
+    Files.writeString(
+        dir.resolve("out_of_scope.txt"),
+        "\uFEFF# off-topic questions\nwhat is the weather tomorrow\n\n  tell me a joke  \n",
+        StandardCharsets.UTF_8);
+    assertThat(FaqPacks.loadFromDirectory(dir).outOfScope())
+        .containsExactly("what is the weather tomorrow", "tell me a joke");
+  }
+
+  @Test
+  void ecommerceZhCarriesItsOutOfScopeExamples() {
+    assertThat(FaqPacks.loadFromClasspath("ecommerce-zh").outOfScope())
+        .hasSizeGreaterThan(100)
+        .contains("明天北京下雨吗");
   }
 
   @Test

@@ -57,6 +57,40 @@ class SemanticFaqIndexTest {
   }
 
   @Test
+  void aQuestionAsNearToAnOutOfScopeExampleAsToAnyPhrasingAbstains() {
+    FaqPack pack = tinyPack("Where is my card?", "How do I reset my password?");
+    FaqPack withExamples =
+        new FaqPack(
+            pack.id(),
+            pack.name(),
+            pack.language(),
+            null,
+            pack.entries(),
+            List.of(),
+            List.of("what will the weather be like tomorrow", "is it going to rain this weekend"));
+    // thresholds that answer everything, so only the gap to the examples decides
+    SemanticSettings settings =
+        SemanticSettings.defaults(SemanticFixtures.MODEL.id())
+            .withThresholds(0, 0, 0, 0)
+            .withOutOfScopeGap(0.0);
+    String offTopic = "will it rain tomorrow";
+    try (Embedder embedder = Embedder.of(SemanticFixtures.MODEL);
+        SemanticFaqIndex without = SemanticFaqIndex.build(pack, embedder, settings, false);
+        SemanticFaqIndex with = SemanticFaqIndex.build(withExamples, embedder, settings, false)) {
+      assertThat(without.best(offTopic)).as("no examples: answered").isPresent();
+      assertThat(with.best(offTopic)).as("nearest an example: abstains").isEmpty();
+      assertThat(with.best("my card has still not arrived")).map(FaqMatch::faqId).contains("card");
+      // the examples are documents of no entry: never a candidate
+      assertThat(with.search(offTopic, 5))
+          .extracting(FaqMatch::faqId)
+          .containsOnly("card", "password");
+    }
+    // a stored index is rebuilt when the examples change
+    assertThat(SemanticFaqIndex.fingerprint(withExamples, SemanticFixtures.MODEL.id(), settings))
+        .isNotEqualTo(SemanticFaqIndex.fingerprint(pack, SemanticFixtures.MODEL.id(), settings));
+  }
+
+  @Test
   void weirdInputDoesNotThrow() {
     SemanticFaqIndex idx = SemanticFixtures.banking77();
     for (String q :

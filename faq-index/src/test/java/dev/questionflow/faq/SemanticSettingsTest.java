@@ -19,6 +19,22 @@ class SemanticSettingsTest {
     assertThat(en.minSimilarity()).isEqualTo(0.79);
     assertThat(en.wKeyword()).isEqualTo(0.70);
     assertThat(en.classifier()).isEqualTo(SoftmaxClassifier.Params.DEFAULT);
+    // rows of nine numbers predate the out-of-scope gap: it is off for them
+    assertThat(en.minOutOfScopeGap()).isEqualTo(SemanticSettings.NO_OUT_OF_SCOPE_GAP);
+    assertThat(en.answers(1, 1, 1, 1)).isTrue();
+  }
+
+  @Test
+  void theOutOfScopeGapAbstainsWhenAnExampleIsAboutAsNearAsThePhrasing() {
+    SemanticSettings s =
+        SemanticSettings.defaults("bge-small-en-v1.5-q")
+            .withThresholds(0, 0.5, 0.5, 0)
+            .withOutOfScopeGap(0.02);
+    assertThat(s.answers(0.9, 0.80, 0, Fusion.Nearest.NONE)).as("no example near").isTrue();
+    assertThat(s.answers(0.9, 0.80, 0, 0.70)).as("examples farther").isTrue();
+    assertThat(s.answers(0.9, 0.80, 0, 0.79)).as("an example about as near").isFalse();
+    assertThat(s.answers(0.9, 0.80, 0, 0.85)).as("an example nearer").isFalse();
+    assertThat(s.withOutOfScopeGap(0.02).row()).endsWith(" 0.02");
   }
 
   @Test

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
  * and the pack's calibration over the ecommerce-zh pack, on the labelled paraphrases ({@code
  * packs/ecommerce-zh/eval/paraphrases.tsv}, none of them a pack phrasing) and the out-of-scope
  * questions beside them. The calibration ({@link Calibrator}) is chosen on the pack's phrasings and
- * its out-of-scope training file alone; the eval files play no part in choosing it.
+ * its out-of-scope examples alone; the eval files play no part in choosing it.
  */
 class ZhSemanticCalibrationTest {
 
@@ -46,16 +46,14 @@ class ZhSemanticCalibrationTest {
           "ZH semantic (%s) on eval/paraphrases.tsv + eval/out_of_scope.tsv%n%s",
           idx.modelId(), r.summary());
       // measured on 371 paraphrases and 112 out of scope with bge-small-zh-v1.5-q: top-1 96.77 %,
-      // answered 99.46 %, correct answers of all 96.23 %, out-of-scope abstention 89.29 % (issue
-      // 16's goal: 95 %). bin/faq eval says 91.07 %: its stored index embeds the phrasings in
-      // batches, and the quantized model's activation scales depend on the batch, so 2 of the 112
-      // land on the other side of the threshold; here each is embedded alone, as calibrating does
-      assertThat(r.accuracy()).as("top-1").isGreaterThanOrEqualTo(0.90);
+      // answered 99.46 %, correct answers of all 96.23 %, out-of-scope abstention 97.32 % (89.29 %
+      // before the pack carried out-of-scope examples; issue 16's goals: 92 %, 97 %, 95 %)
+      assertThat(r.accuracy()).as("top-1").isGreaterThanOrEqualTo(0.92);
       assertThat(r.correctAnswered())
           .as("correct answers (abstentions count as wrong)")
           .isGreaterThanOrEqualTo(0.90);
       assertThat(r.answerRate()).as("answered").isGreaterThanOrEqualTo(0.97);
-      assertThat(r.oosAbstention()).as("out-of-scope abstention").isGreaterThanOrEqualTo(0.88);
+      assertThat(r.oosAbstention()).as("out-of-scope abstention").isGreaterThanOrEqualTo(0.95);
     }
   }
 }

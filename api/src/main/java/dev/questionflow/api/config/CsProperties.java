@@ -293,6 +293,8 @@ public record CsProperties(
    *     is noticed
    * @param duplicateWindow a repeated submit within this window is answered without a call to
    *     Temporal
+   * @param eagerStart ask Temporal for eager workflow start: the question's first workflow task
+   *     comes back with the start call's answer, to this instance's worker (null = true)
    */
   public record Api(
       Duration sseTimeout,
@@ -302,9 +304,11 @@ public record CsProperties(
       Integer sseMaxTotal,
       Integer sseMaxPerAddress,
       Duration sseHeartbeat,
-      Duration duplicateWindow) {
+      Duration duplicateWindow,
+      Boolean eagerStart) {
 
     public Api {
+      eagerStart = eagerStart == null || eagerStart;
       sseMaxPerAddress = sseMaxPerAddress == null ? 60 : sseMaxPerAddress;
       sseHeartbeat = sseHeartbeat == null ? Duration.ofSeconds(20) : sseHeartbeat;
       duplicateWindow = duplicateWindow == null ? Duration.ofSeconds(60) : duplicateWindow;

@@ -51,6 +51,7 @@ public class QuestionService {
   private final WorkflowIds ids;
   private final RecentSubmits recent;
   private final StatusReads statusReads;
+  private final boolean eagerStart;
 
   public QuestionService(
       WorkflowClient client,
@@ -83,6 +84,7 @@ public class QuestionService {
             .publishPercentiles(0.5, 0.99)
             .register(meters);
     this.taskQueue = properties.taskQueue();
+    this.eagerStart = properties.api().eagerStart();
     CsProperties.Ladder ladder = properties.ladder();
     CsProperties.Llm.Backup backup = properties.llm().backup();
     this.policy =
@@ -151,6 +153,9 @@ public class QuestionService {
               WorkflowOptions.newBuilder()
                   .setTaskQueue(taskQueue)
                   .setWorkflowId(workflowId)
+                  // the first workflow task (intent, FAQ match: the whole FAQ-level answer) comes
+                  // back to this instance's worker with the start call's answer, not through a poll
+                  .setDisableEagerExecution(!eagerStart)
                   // a finished question with the same message ID is still the same question
                   .setWorkflowIdReusePolicy(
                       WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)

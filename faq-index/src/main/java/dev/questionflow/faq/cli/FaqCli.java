@@ -59,7 +59,7 @@ public final class FaqCli {
       usage: bin/faq match --pack PACK [--level semantic|keyword] [--index-dir DIR]   (questions on stdin, one per line)
              bin/faq eval  --pack PACK --labeled FILE.tsv [--oos FILE.tsv]... [--level semantic|keyword] [--index-dir DIR]
              bin/faq index --pack PACK [--level semantic|keyword] [--index-dir DIR]  (build or reuse the stored index)
-             bin/faq calibrate --pack PACK --oos FILE.tsv [--holdout FILE.tsv]... [--model ID]... [--folds 5]
+             bin/faq calibrate --pack PACK [--oos FILE.tsv]... [--holdout FILE.tsv]... [--model ID]... [--folds 5]
                                [--min-answered 0.995] [--keyword-oos-abstention 0.95] [--out FILE]
              bin/faq learn-curve --pack PACK [--level semantic|keyword] [--questions FILE.tsv] [--order shuffled|file]
                                [--block 500] [--start-phrasings 3] [--phrasing-stream N] [--out FILE.json]
@@ -68,8 +68,9 @@ public final class FaqCli {
         faqId null when the matcher abstains. eval removes the labelled questions from the pack's phrasings
         before indexing, so they are unseen, and prints accuracy, abstention and the most confused pairs.
         calibrate chooses the pack's tuned numbers by k-fold cross-validation on its phrasings without the
-        --holdout files' texts, with --oos as out-of-scope training questions, and writes them (with the
-        command and the folds' figures) to faq-index/packs/PACK/calibration.properties or --out.
+        --holdout files' texts, with --oos as out-of-scope training questions (default: the pack's own
+        out_of_scope.txt, folded like the phrasings), and writes them (with the command and the folds' figures)
+        to faq-index/packs/PACK/calibration.properties or --out.
         learn-curve starts the level's matcher from the first --start-phrasings phrasings of each entry and
         replays unseen questions in order: each one abstained on or answered wrongly is filed as a phrasing
         of its true entry (the overlay staff replies use); prints the hit rate (correct answers / questions)
@@ -112,7 +113,7 @@ public final class FaqCli {
         for (Path oos : options.oos) {
           outOfScope.addAll(FaqEvaluation.readTexts(oos));
         }
-        FaqPack unseen = FaqEvaluation.unseen(pack, labeled);
+        FaqPack unseen = FaqEvaluation.unseen(pack, labeled, outOfScope);
         long started = System.nanoTime();
         // a separate directory: the stored index of the full pack stays as it is
         try (Matchers.Opened matcher =
@@ -130,16 +131,19 @@ public final class FaqCli {
         return 0;
       }
       case "calibrate" -> {
-        if (options.oos.isEmpty()) {
+        if (options.oos.isEmpty() && pack.outOfScope().isEmpty()) {
           throw new UsageException(
-              "calibrate needs --oos FILE.tsv (out-of-scope training questions)");
+              "calibrate needs --oos FILE.tsv (out-of-scope training questions) for a pack without"
+                  + " out_of_scope.txt");
         }
         Path target = options.out != null ? options.out : defaultCalibrationFile(pack.id());
         List<String> heldOut = new ArrayList<>();
         for (Path file : options.holdout) {
           heldOut.addAll(FaqEvaluation.texts(FaqEvaluation.readLabeled(file)));
         }
-        List<String> outOfScope = new ArrayList<>();
+        // the pack's own out-of-scope examples, folded like its phrasings, unless others are given
+        List<String> outOfScope =
+            new ArrayList<>(options.oos.isEmpty() ? pack.outOfScope() : List.of());
         for (Path oos : options.oos) {
           outOfScope.addAll(FaqEvaluation.readTexts(oos));
         }
