@@ -48,9 +48,10 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * and {@link FaqMatch#score()} = {@code w_clf p_clf + w_knn p_knn + w_kw p_kw} (weights sum to 1,
- * so the score is in [0, 1]). {@link #best(String)} abstains when that score is below a threshold
- * or the nearest phrasing's cosine similarity is below a per-model threshold (out-of-scope
- * questions are far from every phrasing). The weights and thresholds were tuned on a nested split
+ * so the score is in [0, 1]). {@link #best(String)} abstains when that score is below a threshold,
+ * the nearest phrasing's cosine similarity is below a per-model threshold (out-of-scope questions
+ * are far from every phrasing), or one of the pack's out-of-scope examples, indexed as vectors of no
+ * entry, is about as near as the nearest phrasing ({@link SemanticSettings#minOutOfScopeGap}). The weights and thresholds were tuned on a nested split
  * of the BANKING77 training phrasings and CLINC150 {@code oos_train}; see {@code
  * faq-index/README.md}.
  *
