@@ -50,10 +50,10 @@ import org.slf4j.LoggerFactory;
  * and {@link FaqMatch#score()} = {@code w_clf p_clf + w_knn p_knn + w_kw p_kw} (weights sum to 1,
  * so the score is in [0, 1]). {@link #best(String)} abstains when that score is below a threshold,
  * the nearest phrasing's cosine similarity is below a per-model threshold (out-of-scope questions
- * are far from every phrasing), or one of the pack's out-of-scope examples, indexed as vectors of no
- * entry, is about as near as the nearest phrasing ({@link SemanticSettings#minOutOfScopeGap}). The weights and thresholds were tuned on a nested split
- * of the BANKING77 training phrasings and CLINC150 {@code oos_train}; see {@code
- * faq-index/README.md}.
+ * are far from every phrasing), or one of the pack's out-of-scope examples, indexed as vectors of
+ * no entry, is about as near as the nearest phrasing ({@link SemanticSettings#minOutOfScopeGap}).
+ * The weights and thresholds were tuned on a nested split of the BANKING77 training phrasings and
+ * CLINC150 {@code oos_train}; see {@code faq-index/README.md}.
  *
  * <p>{@link #open} keeps the vectors, HNSW graph and classifier under {@code indexDir/semantic}
  * (see {@link StoredIndexes}). Instances are thread-safe; {@link #close()} releases the index and
