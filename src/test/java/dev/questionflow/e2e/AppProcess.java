@@ -238,7 +238,10 @@ final class AppProcess implements AutoCloseable {
         HttpResponse.BodyHandlers.ofString());
   }
 
-  /** Any request, with headers as name, value pairs (body null: none). */
+  /**
+   * Any request, with headers as name, value pairs (body null: none; a body is JSON unless a
+   * Content-Type is given).
+   */
   HttpResponse<String> send(String method, String path, String body, String... headers)
       throws IOException, InterruptedException {
     HttpRequest.Builder request =
@@ -253,7 +256,7 @@ final class AppProcess implements AutoCloseable {
       request.header("Content-Type", "application/json");
     }
     for (int i = 0; i + 1 < headers.length; i += 2) {
-      request.header(headers[i], headers[i + 1]);
+      request.setHeader(headers[i], headers[i + 1]); // replaces the JSON Content-Type above
     }
     return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
   }

@@ -142,6 +142,33 @@ class QuestionFlowIT {
                     .containsExactly(workflowId));
   }
 
+  /**
+   * The service takes no multipart bodies: one without its boundary was a 503 on any path, even
+   * {@code GET /}, which invites every client to retry. Now it is read by the endpoint's own rules.
+   */
+  @Test
+  void aMultipartBodyWithoutBoundaryIsNeverAServerError() throws Exception {
+    for (String method : List.of("GET", "POST")) {
+      for (String path : List.of("/", "/api/v1/questions", "/api/v1/tickets")) {
+        HttpResponse<String> response =
+            app.send(method, path, "--x\r\n", "Content-Type", "multipart/form-data");
+        assertThat(response.statusCode()).as(method + " " + path).isLessThan(500);
+      }
+    }
+    HttpResponse<String> ask =
+        app.send(
+            "POST",
+            "/api/v1/questions",
+            "--x\r\n",
+            "Content-Type",
+            "multipart/form-data",
+            "Authorization",
+            app.credentialsFor("/api/v1/questions"));
+    assertThat(ask.statusCode()).isEqualTo(415);
+    assertThat(ask.headers().firstValue("Content-Type"))
+        .hasValueSatisfying(type -> assertThat(type).startsWith("application/problem+json"));
+  }
+
   @Test
   void aRepeatedSubmitReturnsTheSameWorkflowAndStartsNoSecond() throws Exception {
     JsonNode first = app.ask(session, "same-msg", "How do I top up my account?");
