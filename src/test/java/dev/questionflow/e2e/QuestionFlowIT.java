@@ -169,6 +169,40 @@ class QuestionFlowIT {
         .hasValueSatisfying(type -> assertThat(type).startsWith("application/problem+json"));
   }
 
+  /**
+   * A Content-Type that names no single media type was a 503 wherever a body was read, and an
+   * undecodable form body on PUT was a 500 from a filter: both are the client's error.
+   */
+  @Test
+  void aContentTypeThatIsNoMediaTypeOrAnUndecodableFormIsAClientError() throws Exception {
+    String credentials = app.credentialsFor("/api/v1/questions");
+    for (String type : List.of("*/*", "application/*", "application/json;;;=", "no-slash")) {
+      HttpResponse<String> response =
+          app.send(
+              "POST",
+              "/api/v1/questions",
+              "{}",
+              "Content-Type",
+              type,
+              "Authorization",
+              credentials);
+      assertThat(response.statusCode()).as(type).isEqualTo(415);
+      assertThat(response.headers().firstValue("Content-Type"))
+          .as(type)
+          .hasValueSatisfying(t -> assertThat(t).startsWith("application/problem+json"));
+    }
+    HttpResponse<String> form =
+        app.send(
+            "PUT",
+            "/api/v1/tickets",
+            "a=%zz&b=%ff%fe",
+            "Content-Type",
+            "application/x-www-form-urlencoded",
+            "Authorization",
+            credentials);
+    assertThat(form.statusCode()).isBetween(400, 499);
+  }
+
   @Test
   void aRepeatedSubmitReturnsTheSameWorkflowAndStartsNoSecond() throws Exception {
     JsonNode first = app.ask(session, "same-msg", "How do I top up my account?");

@@ -7,8 +7,11 @@ import org.springframework.http.MediaType;
 import org.springframework.security.web.AuthenticationEntryPoint;
 import org.springframework.security.web.access.AccessDeniedHandler;
 
-/** 401 and 403 as problem+json, like every other refusal of the API. */
-final class ProblemResponses {
+/**
+ * 401 and 403 as problem+json, like every other refusal of the API; {@link #write} for filters that
+ * refuse a request before Spring MVC sees it.
+ */
+public final class ProblemResponses {
 
   private ProblemResponses() {}
 
@@ -42,7 +45,7 @@ final class ProblemResponses {
             "your credentials do not allow this");
   }
 
-  static void write(HttpServletResponse response, int status, String title, String detail)
+  public static void write(HttpServletResponse response, int status, String title, String detail)
       throws IOException {
     response.setStatus(status);
     response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
