@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -232,15 +233,15 @@ public final class Calibrator {
 
   /** The pack's out-of-scope examples not held out, shuffled and dealt round-robin into k folds. */
   static Map<String, Integer> exampleFolds(FaqPack pack, Set<String> heldOut, int k, long seed) {
-    Set<String> drop = new HashSet<>();
-    heldOut.forEach(t -> drop.add(FaqEvaluation.normalise(t)));
-    List<String> examples = new ArrayList<>();
+    Set<String> drop = FaqEvaluation.normalised(heldOut);
+    Set<String> distinct = new LinkedHashSet<>(); // in file order, so the seed alone deals them
     for (String q : pack.outOfScope()) {
       String n = FaqEvaluation.normalise(q);
-      if (!drop.contains(n) && !examples.contains(n)) {
-        examples.add(n);
+      if (!drop.contains(n)) {
+        distinct.add(n);
       }
     }
+    List<String> examples = new ArrayList<>(distinct);
     Collections.shuffle(examples, new Random(seed));
     Map<String, Integer> folds = new LinkedHashMap<>();
     for (int i = 0; i < examples.size(); i++) {
@@ -251,8 +252,7 @@ public final class Calibrator {
 
   /** The pack's phrasings without the held-out texts (compared as {@link FaqEvaluation} does). */
   static List<LabeledQuestion> training(FaqPack pack, Set<String> heldOut) {
-    Set<String> drop = new HashSet<>();
-    heldOut.forEach(t -> drop.add(FaqEvaluation.normalise(t)));
+    Set<String> drop = FaqEvaluation.normalised(heldOut);
     Set<String> seen = new HashSet<>();
     List<LabeledQuestion> out = new ArrayList<>();
     for (FaqEntry e : pack.entries()) {

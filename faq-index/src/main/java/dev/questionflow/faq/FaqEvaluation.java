@@ -251,8 +251,7 @@ public final class FaqEvaluation {
    * questions, answers and keywords are kept.
    */
   public static FaqPack withoutPhrasings(FaqPack pack, Collection<String> texts) {
-    Set<String> drop = new HashSet<>();
-    texts.forEach(t -> drop.add(normalise(t)));
+    Set<String> drop = normalised(texts);
     List<FaqEntry> entries = new ArrayList<>();
     for (FaqEntry e : pack.entries()) {
       List<String> kept = e.phrasings().stream().filter(p -> !drop.contains(normalise(p))).toList();
@@ -266,6 +265,13 @@ public final class FaqEvaluation {
         entries,
         pack.intentRules(),
         pack.outOfScope().stream().filter(q -> !drop.contains(normalise(q))).toList());
+  }
+
+  /** The texts {@link #normalise}d, as a set to look phrasings up in. */
+  static Set<String> normalised(Collection<String> texts) {
+    Set<String> out = new HashSet<>();
+    texts.forEach(t -> out.add(normalise(t)));
+    return out;
   }
 
   /** Trimmed, whitespace collapsed: how held-out texts are compared with phrasings. */

@@ -44,15 +44,12 @@ final class SemanticIndexWriter {
 
   /** One embedded text of an entry, as the kNN search finds it. */
   static Document vectorDoc(String faqId, float[] vector) {
-    Document d = new Document();
+    Document d = outOfScopeDoc(vector);
     d.add(new StringField(SemanticFaqIndex.F_ID, faqId, Field.Store.YES));
-    d.add(
-        new KnnFloatVectorField(
-            SemanticFaqIndex.F_VECTOR, vector, VectorSimilarityFunction.DOT_PRODUCT));
     return d;
   }
 
-  /** An out-of-scope example: found by the kNN search, belonging to no entry. */
+  /** An out-of-scope example: found by the kNN search, belonging to no entry (no id). */
   static Document outOfScopeDoc(float[] vector) {
     Document d = new Document();
     d.add(
