@@ -293,6 +293,8 @@ class AccessMatrixTest {
         "GET liveness", who -> get("/actuator/health/liveness"), 200, 200, 200, 200, 200, 200);
     assertRow("POST web session", who -> post("/api/v1/web-session"), 200, 200, 200, 200, 200, 200);
     assertRow("GET chat page", who -> get("/"), 200, 200, 200, 200, 200, 200);
+    // the container's error dispatch target, asked for directly: nothing there
+    assertRow("GET error page", who -> get("/error"), 404, 404, 404, 404, 404, 404);
     assertRow("GET api docs (off)", who -> get("/v3/api-docs"), 404, 404, 404, 404, 404, 404);
     assertRow("GET staff console", who -> get("/staff"), 200, 200, 200, 200, 200, 200);
     assertRow("GET pages' shared script", who -> get("/problem.js"), 200, 200, 200, 200, 200, 200);
