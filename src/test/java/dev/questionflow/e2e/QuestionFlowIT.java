@@ -201,6 +201,31 @@ class QuestionFlowIT {
             "Authorization",
             credentials);
     assertThat(form.statusCode()).isBetween(400, 499);
+    HttpResponse<String> accept =
+        app.send(
+            "GET", "/api/v1/questions/x", null, "Accept", "*/*;q=x", "Authorization", credentials);
+    assertThat(accept.statusCode()).isEqualTo(406);
+    assertThat(accept.headers().firstValue("Content-Type"))
+        .hasValueSatisfying(t -> assertThat(t).startsWith("application/problem+json"));
+  }
+
+  /**
+   * What Tomcat refuses before any filter runs is problem+json too, and a version it does not speak
+   * is the client's error (a 400, not a 505 that invites a retry).
+   */
+  @Test
+  void requestLinesTomcatRefusesAreProblemsOfTheClient() {
+    for (String line : List.of("GET /{} HTTP/1.1", "GET /%00 HTTP/1.1", "GET / HTTP/9.9")) {
+      RawHttp.Response response =
+          RawHttp.exchange(
+              app.port(),
+              (line + "\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                  .getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+              10_000);
+      assertThat(response.status()).as(line).isEqualTo(400);
+      assertThat(response.header("content-type")).as(line).startsWith("application/problem+json");
+      assertThat(response.bodyText()).as(line).contains("\"status\":400");
+    }
   }
 
   @Test

@@ -15,6 +15,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * Runs a langchain4j embedding jar's ONNX model and tokenizer (classpath resources {@code
@@ -45,6 +47,15 @@ final class OnnxEncoder implements Embedder {
   private final boolean clsPooling;
   private final boolean wantsTypeIds;
   private final String outputName;
+
+  /**
+   * Native memory must not be freed under a running inference: an app shutting down while a worker
+   * thread still matched a question crashed the JVM in libonnxruntime (SIGSEGV). Uses hold the read
+   * lock; {@link #close} takes the write lock, so it waits for them, and later uses fail in Java.
+   */
+  private final ReadWriteLock open = new ReentrantReadWriteLock();
+
+  private boolean closed;
 
   OnnxEncoder(FaqEmbeddingModel model, int intraOpThreads) {
     this.model = model;
@@ -100,11 +111,27 @@ final class OnnxEncoder implements Embedder {
 
   @Override
   public float[] embed(String text) {
-    return run(List.of(tokenizer.encode(model.prefix() + text))).get(0);
+    return whileOpen(() -> run(List.of(tokenizer.encode(model.prefix() + text))).get(0));
   }
 
   @Override
   public List<float[]> embedAll(List<String> texts) {
+    return whileOpen(() -> encodeAll(texts));
+  }
+
+  private <T> T whileOpen(java.util.function.Supplier<T> use) {
+    open.readLock().lock();
+    try {
+      if (closed) {
+        throw new IllegalStateException("the embedding model " + model.id() + " is closed");
+      }
+      return use.get();
+    } finally {
+      open.readLock().unlock();
+    }
+  }
+
+  private List<float[]> encodeAll(List<String> texts) {
     Encoding[] enc = new Encoding[texts.size()];
     Integer[] order = new Integer[texts.size()];
     for (int i = 0; i < enc.length; i++) {
@@ -188,11 +215,20 @@ final class OnnxEncoder implements Embedder {
 
   @Override
   public void close() {
+    open.writeLock().lock();
     try {
-      session.close();
-    } catch (OrtException e) {
-      // ignore
+      if (closed) {
+        return;
+      }
+      closed = true;
+      try {
+        session.close();
+      } catch (OrtException e) {
+        // ignore
+      }
+      tokenizer.close();
+    } finally {
+      open.writeLock().unlock();
     }
-    tokenizer.close();
   }
 }

@@ -668,6 +668,9 @@ public final class FakeModelServer implements AutoCloseable {
    */
   public static final String CALL_LOG_PATH = "/_calls";
 
+  /** The standalone server's run-time fault switch, see {@link #handleFaults}. */
+  public static final String FAULTS_PATH = "/_faults";
+
   static {
     // the JDK server writes headers and body separately; without TCP_NODELAY each reply waits ~40
     // ms for a
@@ -987,11 +990,11 @@ public final class FakeModelServer implements AutoCloseable {
    * (default status 500, repeatable), {@code --hang-rate P}, {@code --quota N} (calls per second,
    * 429 above), {@code --token-bucket RATE:BURST} (a provider's token bucket, 429 when empty, see
    * {@link Faults#tokenBucket(double, double)}) and {@code --retry-after S}. The calls received are
-   * at {@code GET /_calls} ({@link #CALL_LOG_PATH}).
+   * at {@code GET /_calls} ({@link #CALL_LOG_PATH}); {@code POST /_faults} ({@link #FAULTS_PATH})
+   * changes the faults while it runs.
    */
   public static void main(String[] args) throws InterruptedException {
     int port = 0;
-    Faults faults = null;
     long seed = 1;
     Latency latency = null;
     Map<Integer, Double> errors = new LinkedHashMap<>();
@@ -1033,24 +1036,53 @@ public final class FakeModelServer implements AutoCloseable {
       }
     }
     FakeModelServer fake = start(port);
-    if (latency != null || !errors.isEmpty() || hangRate > 0 || quota >= 0 || bucketRate > 0) {
-      faults = Faults.seeded(seed).errors(errors);
-      if (hangRate > 0) {
-        faults.hangs(hangRate);
-      }
-      if (latency != null) {
-        faults.latency(latency);
-      }
-      if (quota >= 0) {
-        faults.quota(quota, Duration.ofSeconds(1), retryAfter);
-      }
-      if (bucketRate > 0) {
-        faults.tokenBucket(bucketRate, bucketBurst, retryAfter);
-      }
-      fake.script(faults);
+    // always a Faults script, so that FAULTS_PATH can change it at run time
+    Faults faults = Faults.seeded(seed).errors(errors);
+    if (hangRate > 0) {
+      faults.hangs(hangRate);
     }
+    if (latency != null) {
+      faults.latency(latency);
+    }
+    if (quota >= 0) {
+      faults.quota(quota, Duration.ofSeconds(1), retryAfter);
+    }
+    if (bucketRate > 0) {
+      faults.tokenBucket(bucketRate, bucketBurst, retryAfter);
+    }
+    fake.script(faults);
+    fake.server.createContext(FAULTS_PATH, exchange -> handleFaults(exchange, faults));
     System.out.println("fake model listening, LLM_BASE_URL=" + fake.baseUrl());
     Thread.currentThread().join();
+  }
+
+  /**
+   * A scenario's change of the standalone server's faults, while calls are in flight: {@code POST
+   * /_faults?outage=STATUS} (every call gets that error until recovered), {@code ?recover}, {@code
+   * ?latency-ms=SPEC} (as the flag). Answers 204.
+   */
+  private static void handleFaults(HttpExchange exchange, Faults faults) throws IOException {
+    try (exchange) {
+      String query = exchange.getRequestURI().getQuery();
+      if (!"POST".equals(exchange.getRequestMethod()) || query == null) {
+        send(
+            exchange, 400, error("POST " + FAULTS_PATH + "?outage=STATUS|recover|latency-ms=SPEC"));
+        return;
+      }
+      String[] change = query.split("=", 2);
+      try {
+        switch (change[0]) {
+          case "outage" -> faults.outage(Faults.errorFor(Integer.parseInt(change[1])));
+          case "recover" -> faults.recover();
+          case "latency-ms" -> faults.latency(parseLatency(change[1]));
+          default -> throw new IllegalArgumentException("unknown change " + change[0]);
+        }
+      } catch (RuntimeException e) {
+        send(exchange, 400, error(e.toString()));
+        return;
+      }
+      exchange.sendResponseHeaders(204, -1);
+    }
   }
 
   private static Latency parseLatency(String value) {

@@ -6,6 +6,7 @@ import jakarta.validation.ConstraintViolationException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import org.apache.tomcat.util.http.InvalidParameterException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
@@ -172,12 +173,22 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
     return problem;
   }
 
-  @ExceptionHandler({ConstraintViolationException.class, MethodArgumentTypeMismatchException.class})
+  @ExceptionHandler({
+    ConstraintViolationException.class,
+    MethodArgumentTypeMismatchException.class,
+    InvalidParameterException.class
+  })
   ProblemDetail badParameter(Exception ex) {
-    String detail =
-        ex instanceof MethodArgumentTypeMismatchException mismatch
-            ? "parameter '" + mismatch.getName() + "' has an invalid value"
-            : ex.getMessage();
+    String detail;
+    if (ex instanceof MethodArgumentTypeMismatchException mismatch) {
+      detail = "parameter '" + mismatch.getName() + "' has an invalid value";
+    } else if (ex instanceof InvalidParameterException) {
+      // Tomcat's, for a query string that is no valid percent-encoding; its message quotes the
+      // parameter half-decoded, so it is not repeated
+      detail = "the query string is not valid percent-encoded UTF-8";
+    } else {
+      detail = ex.getMessage();
+    }
     ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, detail);
     problem.setTitle("Invalid parameter");
     return problem;
