@@ -124,7 +124,8 @@ public class RedisTicketInbox implements TicketInbox {
 
   /**
    * A ticket whose text no configured key opens (written under a key since removed from
-   * PAYLOAD_KEYS) is left out of the list with a WARN: one such ticket must not hide the others.
+   * PAYLOAD_KEYS, altered, or sealed with other bytes under the same key name) is left out of the
+   * list with a WARN: one such ticket must not hide the others.
    */
   @Override
   public List<Ticket> list(Ticket.Status status, int limit) {
@@ -132,7 +133,9 @@ public class RedisTicketInbox implements TicketInbox {
     for (String id : redis.get().zrange(STATUS_KEY + status, 0, limit - 1)) {
       try {
         find(id).filter(t -> Objects.equals(t.status(), status)).ifPresent(tickets::add);
-      } catch (PayloadKeys.UnknownKeyException | SealedText.NotConfiguredException e) {
+      } catch (PayloadKeys.UnknownKeyException
+          | PayloadKeys.IntegrityException
+          | SealedText.NotConfiguredException e) {
         log.warn("ticket {} left out of the list: {}", id, e.getMessage());
       }
     }

@@ -120,6 +120,19 @@ class RedisTicketInboxTest {
         .extracting(Ticket::ticketId)
         .contains(prefix + "d")
         .doesNotContain(prefix + "e");
+    // the same key name with other bytes (two deployments' development keys on one Redis): the
+    // integrity check fails, and the list still shows the others
+    RedisTicketInbox sameNameOtherBytes =
+        new RedisTicketInbox(
+            () -> redis,
+            SealedText.with(PayloadKeys.parse(PayloadKeys.generateEntry("t1"))),
+            RETENTION,
+            Clock.systemUTC());
+    sameNameOtherBytes.createIfAbsent(ticket("f", now));
+    assertThat(sameNameOtherBytes.list(Ticket.Status.OPEN, 10_000))
+        .extracting(Ticket::ticketId)
+        .contains(prefix + "f")
+        .doesNotContain(prefix + "e");
   }
 
   @Test

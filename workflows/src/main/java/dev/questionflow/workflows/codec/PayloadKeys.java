@@ -136,7 +136,9 @@ public final class PayloadKeys {
    * Decrypts a value {@link #seal sealed} under {@code keyId}.
    *
    * @throws UnknownKeyException when that key is not (any longer) configured
-   * @throws IllegalArgumentException when the value was altered or is not a sealed value
+   * @throws IntegrityException when the value was altered, or sealed under another key of the same
+   *     name
+   * @throws IllegalArgumentException when the value is not a sealed value
    */
   public byte[] open(String keyId, byte[] sealed) {
     SecretKey key = keys.get(keyId);
@@ -152,14 +154,20 @@ public final class PayloadKeys {
       cipher.updateAAD(keyId.getBytes(StandardCharsets.UTF_8));
       return cipher.doFinal(sealed, NONCE_BYTES, sealed.length - NONCE_BYTES);
     } catch (javax.crypto.AEADBadTagException e) {
-      throw new IllegalArgumentException(
-          "encrypted value under key '" + keyId + "' failed its integrity check", e);
+      throw new IntegrityException(keyId, e);
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("AES-GCM decryption failed", e);
     }
   }
 
   /** A value was encrypted under a key that is not in {@code PAYLOAD_KEYS}. */
+  /** A sealed value that does not open under its key: altered, or sealed with other key bytes. */
+  public static final class IntegrityException extends IllegalArgumentException {
+    IntegrityException(String keyId, Throwable cause) {
+      super("encrypted value under key '" + keyId + "' failed its integrity check", cause);
+    }
+  }
+
   public static final class UnknownKeyException extends IllegalStateException {
     UnknownKeyException(String keyId) {
       super(

@@ -1,0 +1,307 @@
+package dev.questionflow.e2e;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.questionflow.e2e.PeersBenchmarkIT.Figures;
+import dev.questionflow.e2e.PeersBenchmarkIT.Scenario;
+import dev.questionflow.e2e.PeersBenchmarkIT.Second;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.lines.SeriesLines;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+
+/**
+ * The peers benchmark's report, made only from the figures of the run: JSON, a Markdown page with a
+ * table per scenario, and per scenario one PNG of three charts per contestant (answers per second
+ * by level; model calls per second against the quota; questions waiting for an answer).
+ */
+final class PeersReport {
+
+  private static final ObjectMapper JSON =
+      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  private PeersReport() {}
+
+  /** One line per contestant and scenario, as the run goes. */
+  static String line(Figures f) {
+    return String.format(
+        "[peers] %-8s %-12s offered %4d | answered in 60 s %4d (model %4d, FAQ %4d) | tickets %3d |"
+            + " errors %4d | p50/p95/p99 %.1f/%.1f/%.1f s | model calls %4d (429 %4d, failed %3d,"
+            + " wasted %3d, %.2f per question, duplicates %3d) | peak %d MB, %d threads",
+        f.contestant(),
+        f.scenario(),
+        f.offered(),
+        f.answered60s(),
+        f.full60s(),
+        f.fallback60s(),
+        f.tickets(),
+        f.errors(),
+        f.p50(),
+        f.p95(),
+        f.p99(),
+        f.modelCalls(),
+        f.refused(),
+        f.failed(),
+        f.wasted(),
+        f.callsPerQuestion(),
+        f.duplicates(),
+        f.peakRssMb(),
+        f.peakThreads());
+  }
+
+  /**
+   * Writes e2e/target/bench/peers.{json,md} and the charts; with {@code docs} also
+   * docs/benchmarks.md and docs/benchmarks/*.png.
+   */
+  static void write(List<Figures> all, List<Scenario> scenarios, double minutes, boolean docs)
+      throws IOException {
+    System.setProperty("java.awt.headless", "true");
+    Path root = Infra.repoRoot();
+    Path out = root.resolve("e2e/target/bench");
+    Files.createDirectories(out);
+    Map<String, Object> json = new LinkedHashMap<>();
+    json.put("machine", machine());
+    json.put("minutes", Math.round(minutes * 10) / 10.0);
+    json.put("quick", PeersBenchmarkIT.QUICK);
+    json.put("scenarios", scenarios.stream().map(PeersBenchmarkIT::asMap).toList());
+    json.put("figures", all);
+    JSON.writeValue(out.resolve("peers.json").toFile(), json);
+    for (Scenario scenario : scenarios) {
+      List<XYChart> charts = new ArrayList<>();
+      for (Figures f : all) {
+        if (f.scenario().equals(scenario.id())) {
+          charts.addAll(charts(f, scenario));
+        }
+      }
+      if (!charts.isEmpty()) {
+        BitmapEncoder.saveBitmap(
+            charts,
+            charts.size() / 3,
+            3,
+            out.resolve("peers-" + scenario.id()).toString(),
+            BitmapEncoder.BitmapFormat.PNG);
+      }
+    }
+    String markdown = markdown(all, scenarios, minutes);
+    Files.writeString(out.resolve("peers.md"), markdown);
+    if (docs) {
+      Path images = root.resolve("docs/benchmarks");
+      Files.createDirectories(images);
+      for (Scenario scenario : scenarios) {
+        Path png = out.resolve("peers-" + scenario.id() + ".png");
+        if (Files.exists(png)) {
+          Files.copy(
+              png,
+              images.resolve(png.getFileName()),
+              java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+      }
+      Files.writeString(root.resolve("docs/benchmarks.md"), markdown);
+    }
+  }
+
+  private static List<XYChart> charts(Figures f, Scenario scenario) {
+    List<Second> t = f.timeline();
+    XYChart answers = chart(f.contestant() + ": answers per second", "answers/s");
+    series(answers, "model answer", t, Second::full);
+    series(answers, "FAQ / keyword", t, Second::fallback);
+    series(answers, "error seen", t, Second::errors);
+    XYChart calls = chart(f.contestant() + ": model calls per second", "calls/s");
+    series(calls, "primary answered", t, Second::primaryOk);
+    series(calls, "primary 429", t, Second::primaryRefused);
+    series(calls, "primary failed", t, Second::primaryFailed);
+    series(calls, "backup answered", t, Second::backupOk);
+    series(calls, "backup 429", t, Second::backupRefused);
+    line(calls, "primary quota", t, PeersBenchmarkIT.QUOTA);
+    XYChart waiting = chart(f.contestant() + ": questions waiting for an answer", "questions");
+    series(waiting, "waiting (offered, not answered)", t, Second::waiting);
+    if (t.stream().anyMatch(s -> s.contestantQueue() >= 0)) {
+      series(waiting, "in the model lane's queue", t, s -> Math.max(0, s.contestantQueue()));
+    }
+    List<XYChart> three = List.of(answers, calls, waiting);
+    if (scenario.faultOn() != null) {
+      for (XYChart chart : three) {
+        chart.addAnnotation(new org.knowm.xchart.AnnotationLine(scenario.eventFrom(), true, false));
+        chart.addAnnotation(new org.knowm.xchart.AnnotationLine(scenario.eventTo(), true, false));
+      }
+    }
+    return three;
+  }
+
+  private static XYChart chart(String title, String yTitle) {
+    XYChart chart =
+        new XYChartBuilder()
+            .width(620)
+            .height(320)
+            .title(title)
+            .xAxisTitle("seconds from the first question")
+            .yAxisTitle(yTitle)
+            .build();
+    chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
+    chart.getStyler().setChartTitleFont(chart.getStyler().getChartTitleFont().deriveFont(13f));
+    return chart;
+  }
+
+  private static void series(
+      XYChart chart, String name, List<Second> t, ToDoubleFunction<Second> y) {
+    double[] xs = t.stream().mapToDouble(Second::t).toArray();
+    double[] ys = t.stream().mapToDouble(y).toArray();
+    chart.addSeries(name, xs, ys).setMarker(SeriesMarkers.NONE);
+  }
+
+  private static void line(XYChart chart, String name, List<Second> t, double value) {
+    double[] xs = {0, t.size() - 1};
+    XYSeries quota = chart.addSeries(name, xs, new double[] {value, value});
+    quota.setMarker(SeriesMarkers.NONE);
+    quota.setLineStyle(SeriesLines.DASH_DASH);
+    quota.setLineColor(java.awt.Color.BLACK);
+  }
+
+  private static String markdown(List<Figures> all, List<Scenario> scenarios, double minutes) {
+    Map<String, String> machine = machine();
+    StringBuilder md = new StringBuilder();
+    md.append("# Benchmarks: the same storms against ours, a naive bot and a LiteLLM proxy\n\n");
+    md.append(
+        "Written by `bin/bench peers"
+            + (PeersBenchmarkIT.QUICK ? " --quick" : "")
+            + "` (PeersBenchmarkIT, PeersReport): every figure and chart below comes from that run;"
+            + " nothing is edited by hand. ");
+    md.append(
+        String.format(
+            "Run on %s: %s, %s cores, %s, Java %s; %.1f minutes.%n%n",
+            machine.get("date"),
+            machine.get("cpu"),
+            machine.get("cores"),
+            machine.get("memory"),
+            machine.get("java"),
+            minutes));
+    md.append("## The contestants, all against the same fake model\n\n");
+    md.append(
+        String.format(
+            "- A fake primary model in a process of its own: a provider's token bucket of %.0f calls/s"
+                + " (burst %.0f, 429 with Retry-After over it), 1-3 s latency; a backup with its own"
+                + " bucket of %.0f calls/s. Both log every call.%n",
+            PeersBenchmarkIT.QUOTA, PeersBenchmarkIT.QUOTA, PeersBenchmarkIT.BACKUP_QUOTA));
+    md.append(
+        "- **ours**: two app instances, the Temporal dev server and Redis, the primary lane at the"
+            + " quota, the backup configured. The back end POSTs the question (202 at once) and"
+            + " learns the answer when the workflow closes (Temporal visibility: close time, answer"
+            + " level).\n");
+    md.append(
+        "- **naive**: `bench/naive`, one Spring Boot app that calls the model inside the request"
+            + " (langchain4j's client, 30 s timeout, its default 2 retries, Tomcat's 200 threads) and"
+            + " answers from the same FAQ matcher when the call fails.\n");
+    md.append(
+        "- **litellm**: two LiteLLM proxies (`bench/litellm`, pinned) sharing usage through Redis,"
+            + " the primary's rpm at the quota, `num_retries: 2`, a fallback to the backup,"
+            + " cooldowns; the back end calls a proxy and retries an error once.\n\n");
+    md.append(
+        "A question is **answered** when the back end has an answer within 60 s of asking (a model's"
+            + " answer, or a FAQ/keyword answer); **errors** are what a customer saw instead (an"
+            + " error, or nothing within 60 s); **tickets** (ours) went to a person, with the promise"
+            + " of a reply. **Wasted** model calls failed, or answered a request whose answer nobody"
+            + " received (answered calls beyond the model answers delivered). **Duplicates** are"
+            + " answered calls for a question that already had one. Memory and threads are the"
+            + " contestant's own processes (ours: the two apps, not the Temporal server or Redis).\n\n");
+    for (Scenario scenario : scenarios) {
+      md.append("## ").append(scenario.title()).append("\n\n");
+      md.append(
+          String.format(
+              "%.0f questions/s for %d s%s.%n%n",
+              scenario.rate(),
+              scenario.seconds(),
+              scenario.faultOn() == null
+                  ? ""
+                  : String.format(
+                      "; the primary's fault (`%s`) from %d s to %d s (the vertical lines)",
+                      scenario.faultOn(), scenario.eventFrom(), scenario.eventTo())));
+      md.append(
+          "| contestant | offered | answered in 60 s | by a model | by the FAQ | tickets | errors |"
+              + " p50 / p95 / p99 s | model calls | 429 | failed | wasted | calls per question |"
+              + " duplicates | peak memory | peak threads |\n");
+      md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+      for (Figures f : all) {
+        if (!f.scenario().equals(scenario.id())) {
+          continue;
+        }
+        md.append(
+            String.format(
+                "| %s | %d | **%d** (%.0f %%) | %d | %d | %d | %d | %.1f / %.1f / %.1f | %d | %d |"
+                    + " %d | %d | %.2f | %d | %d MB | %d |%n",
+                f.contestant(),
+                f.offered(),
+                f.answered60s(),
+                f.offered() == 0 ? 0.0 : 100.0 * f.answered60s() / f.offered(),
+                f.full60s(),
+                f.fallback60s(),
+                f.tickets(),
+                f.errors(),
+                f.p50(),
+                f.p95(),
+                f.p99(),
+                f.modelCalls(),
+                f.refused(),
+                f.failed(),
+                f.wasted(),
+                f.callsPerQuestion(),
+                f.duplicates(),
+                f.peakRssMb(),
+                f.peakThreads()));
+      }
+      md.append("\n![")
+          .append(scenario.title())
+          .append("](benchmarks/peers-")
+          .append(scenario.id())
+          .append(".png)\n\n");
+    }
+    md.append("## Run it\n\n");
+    md.append(
+        "`bin/bench peers` (the full run above) or `bin/bench peers --quick` (scenarios a quarter"
+            + " as long, to try the setup); `-Dpeers.contestants=ours,naive` runs some. It installs"
+            + " LiteLLM into a virtual environment from PyPI the first time (`bench/litellm/install.sh`)"
+            + " and writes `e2e/target/bench/peers.{json,md}` and the charts; the full run also"
+            + " rewrites this page.\n");
+    return md.toString();
+  }
+
+  private static Map<String, String> machine() {
+    Map<String, String> machine = new LinkedHashMap<>();
+    machine.put("date", LocalDate.now(ZoneOffset.UTC).toString());
+    machine.put("cpu", procLine("/proc/cpuinfo", "model name"));
+    machine.put("cores", String.valueOf(Runtime.getRuntime().availableProcessors()));
+    String mem = procLine("/proc/meminfo", "MemTotal");
+    machine.put(
+        "memory",
+        mem.isEmpty()
+            ? "?"
+            : Math.round(Long.parseLong(mem.replaceAll("[^0-9]", "")) / 1048576.0) + " GB");
+    machine.put("java", System.getProperty("java.version"));
+    return machine;
+  }
+
+  private static String procLine(String file, String key) {
+    try {
+      for (String line : Files.readAllLines(Path.of(file))) {
+        if (line.startsWith(key)) {
+          return line.substring(line.indexOf(':') + 1).strip();
+        }
+      }
+    } catch (IOException e) {
+      // not Linux
+    }
+    return "";
+  }
+}
