@@ -35,16 +35,20 @@ final class PeersReport {
 
   private PeersReport() {}
 
-  /** One line per contestant and scenario, as the run goes. */
+  /** One line per contestant and scenario, as the run goes: its row of the scenario's table. */
   static String line(Figures f) {
+    return "[peers] " + f.scenario() + " " + row(f);
+  }
+
+  /** A contestant's row in a scenario's table. */
+  private static String row(Figures f) {
     return String.format(
-        "[peers] %-8s %-12s offered %4d | answered in 60 s %4d (model %4d, FAQ %4d) | tickets %3d |"
-            + " errors %4d | p50/p95/p99 %.1f/%.1f/%.1f s | model calls %4d (429 %4d, failed %3d,"
-            + " wasted %3d, %.2f per question, duplicates %3d) | peak %d MB, %d threads",
+        "| %s | %d | **%d** (%.0f %%) | %d | %d | %d | %d | %.1f / %.1f / %.1f | %d | %d |"
+            + " %d | %d | %.2f | %d | %d MB | %d |%n",
         f.contestant(),
-        f.scenario(),
         f.offered(),
         f.answered60s(),
+        f.offered() == 0 ? 0.0 : 100.0 * f.answered60s() / f.offered(),
         f.full60s(),
         f.fallback60s(),
         f.tickets(),
@@ -237,29 +241,7 @@ final class PeersReport {
         if (!f.scenario().equals(scenario.id())) {
           continue;
         }
-        md.append(
-            String.format(
-                "| %s | %d | **%d** (%.0f %%) | %d | %d | %d | %d | %.1f / %.1f / %.1f | %d | %d |"
-                    + " %d | %d | %.2f | %d | %d MB | %d |%n",
-                f.contestant(),
-                f.offered(),
-                f.answered60s(),
-                f.offered() == 0 ? 0.0 : 100.0 * f.answered60s() / f.offered(),
-                f.full60s(),
-                f.fallback60s(),
-                f.tickets(),
-                f.errors(),
-                f.p50(),
-                f.p95(),
-                f.p99(),
-                f.modelCalls(),
-                f.refused(),
-                f.failed(),
-                f.wasted(),
-                f.callsPerQuestion(),
-                f.duplicates(),
-                f.peakRssMb(),
-                f.peakThreads()));
+        md.append(row(f));
       }
       md.append("\n![")
           .append(scenario.title())
