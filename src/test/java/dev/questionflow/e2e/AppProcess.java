@@ -63,6 +63,22 @@ final class AppProcess implements AutoCloseable {
     return start(name, overrides, TEST_JVM);
   }
 
+  /**
+   * {@link #start(String, Map, List)} on another thread: two instances start at once (each start is
+   * mostly its JVM's class loading and JIT).
+   */
+  static java.util.concurrent.CompletableFuture<AppProcess> starting(
+      String name, Map<String, String> overrides, List<String> jvmArgs) {
+    return java.util.concurrent.CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            return start(name, overrides, jvmArgs);
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        });
+  }
+
   /** The same, with these JVM flags. */
   static AppProcess start(String name, Map<String, String> overrides, List<String> jvmArgs)
       throws Exception {
@@ -263,6 +279,12 @@ final class AppProcess implements AutoCloseable {
 
   /** POSTs a question and returns the 202 body. */
   JsonNode ask(String sessionId, String clientMsgId, String text) throws Exception {
+    return ask(credentialsFor("/api/v1/questions"), sessionId, clientMsgId, text);
+  }
+
+  /** The same, as the holder of {@code authorization} (another caller's key). */
+  JsonNode ask(String authorization, String sessionId, String clientMsgId, String text)
+      throws Exception {
     String body =
         JSON.writeValueAsString(
             Map.of(
@@ -274,7 +296,10 @@ final class AppProcess implements AutoCloseable {
                 clientMsgId,
                 "text",
                 text));
-    HttpResponse<String> response = post("/api/v1/questions", body);
+    HttpResponse<String> response =
+        authorization == null // trial mode: no key to present
+            ? send("POST", "/api/v1/questions", body)
+            : send("POST", "/api/v1/questions", body, "Authorization", authorization);
     if (response.statusCode() != 202) {
       throw new AssertionError("POST answered " + response.statusCode() + ": " + response.body());
     }
@@ -338,7 +363,8 @@ final class AppProcess implements AutoCloseable {
     }
   }
 
-  private static int freePort() throws IOException {
+  /** A port nothing listens on now (for an app, a fake, a server the test starts). */
+  static int freePort() throws IOException {
     try (ServerSocket socket = new ServerSocket(0)) {
       return socket.getLocalPort();
     }

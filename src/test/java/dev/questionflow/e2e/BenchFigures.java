@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
-/** How the benchmarks report a figure: nearest-rank percentiles, one decimal. */
+/** How the benchmarks report a figure: nearest-rank percentiles, one decimal, wall-clock stamps. */
 final class BenchFigures {
 
   private BenchFigures() {}
@@ -21,5 +21,14 @@ final class BenchFigures {
 
   static double round(double value) {
     return Math.round(value * 10) / 10.0;
+  }
+
+  /**
+   * This machine's wall clock in microseconds, as the fake model's call log stamps its calls (the
+   * clock every process shares).
+   */
+  static long nowMicros() {
+    java.time.Instant now = java.time.Instant.now();
+    return now.getEpochSecond() * 1_000_000 + now.getNano() / 1000;
   }
 }

@@ -22,6 +22,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -149,7 +150,7 @@ class HostileInputIT {
     assertThat(tally.total.sum()).isEqualTo(REQUESTS);
 
     // a workflow for every accepted question and no other
-    accepted.addAll(tally.acceptedWorkflows.keySet());
+    accepted.addAll(tally.acceptedWorkflows);
     assertThat(awaitSettledCount(workflowsBefore + accepted.size()))
         .as(
             "workflows on %s after: %d before, %d questions accepted",
@@ -205,20 +206,10 @@ class HostileInputIT {
   }
 
   private static String ask(String key, String text) throws Exception {
-    String body =
-        JSON.writeValueAsString(
-            Map.of(
-                "sessionId",
-                "fz-seed-" + System.nanoTime(),
-                "userId",
-                "fz-seed",
-                "clientMsgId",
-                "m-" + System.nanoTime(),
-                "text",
-                text));
-    var response = app.send("POST", "/api/v1/questions", body, "Authorization", "Bearer " + key);
-    assertThat(response.statusCode()).as(response.body()).isEqualTo(202);
-    return JSON.readTree(response.body()).get("workflowId").asText();
+    long unique = System.nanoTime();
+    return app.ask("Bearer " + key, "fz-seed-" + unique, "m-" + unique, text)
+        .get("workflowId")
+        .asText();
   }
 
   /** The sequence, sent by {@link #CLIENTS} threads, each request on a connection of its own. */
@@ -306,11 +297,13 @@ class HostileInputIT {
     final LongAdder total = new LongAdder();
     final Map<Integer, LongAdder> byStatus = new ConcurrentHashMap<>();
     final Map<String, Map<Integer, LongAdder>> byKind = new ConcurrentHashMap<>();
-    final Map<String, Boolean> acceptedWorkflows = new ConcurrentHashMap<>();
+    final Set<String> acceptedWorkflows = ConcurrentHashMap.newKeySet();
     final LongAdder violations = new LongAdder();
     final LongAdder http09 = new LongAdder();
 
-    /** Up to three requests of each kind of violation. */
+    /** Each kind of violation: how often, and up to three of the requests that broke the rule. */
+    final Map<String, LongAdder> violationsByKind = new ConcurrentHashMap<>();
+
     final Map<String, List<String>> samples = new ConcurrentHashMap<>();
 
     double seconds;
@@ -330,7 +323,7 @@ class HostileInputIT {
         try {
           JsonNode body = JSON.readTree(response.body());
           if (!body.path("duplicate").asBoolean()) {
-            acceptedWorkflows.put(body.path("workflowId").asText(), true);
+            acceptedWorkflows.add(body.path("workflowId").asText());
           }
         } catch (java.io.IOException e) {
           problem = "a 202 without its JSON body";
@@ -343,10 +336,15 @@ class HostileInputIT {
       }
       if (problem != null) {
         violations.increment();
-        samples
-            .computeIfAbsent(
-                problem.split(":")[0] + " <- " + request.kind(), k -> new ArrayList<>())
-            .add(problem + " <- " + preview(request.bytes()));
+        String kind = problem.split(":")[0] + " <- " + request.kind();
+        violationsByKind.computeIfAbsent(kind, k -> new LongAdder()).increment();
+        List<String> some =
+            samples.computeIfAbsent(kind, k -> Collections.synchronizedList(new ArrayList<>()));
+        synchronized (some) {
+          if (some.size() < 3) {
+            some.add(problem + " <- " + preview(request.bytes()));
+          }
+        }
       }
     }
 
@@ -407,11 +405,11 @@ class HostileInputIT {
           String.format(
               "questions accepted (well formed, hostile text): %d%n", acceptedWorkflows.size()));
       out.append(String.format("violations: %d%n", violations.sum()));
-      new TreeMap<>(samples)
+      new TreeMap<>(violationsByKind)
           .forEach(
-              (kind, list) -> {
-                out.append(String.format("  %d x %s%n", list.size(), kind));
-                list.stream().limit(3).forEach(s -> out.append("      ").append(s).append('\n'));
+              (kind, count) -> {
+                out.append(String.format("  %d x %s%n", count.sum(), kind));
+                samples.get(kind).forEach(s -> out.append("      ").append(s).append('\n'));
               });
       out.append("by kind:\n");
       new TreeMap<>(byKind)

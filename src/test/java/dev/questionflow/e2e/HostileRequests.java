@@ -270,10 +270,7 @@ final class HostileRequests {
         body = utf8(random.nextBoolean() ? "" : " \r\n\t ");
       }
     }
-    List<String> headers = new ArrayList<>();
-    if (credentials != null) {
-      headers.add("Authorization: " + credentials);
-    }
+    List<String> headers = presenting(credentials);
     if (!contentType.isEmpty()) {
       headers.add("Content-Type: " + contentType);
     }
@@ -327,11 +324,7 @@ final class HostileRequests {
     boolean mutating = !method.equals("GET") && !method.equals("HEAD") && !method.equals("OPTIONS");
     String id = id(mutating);
     String target = route.replace("{id}", id) + query();
-    List<String> headers = new ArrayList<>();
-    String credentials = credentials();
-    if (credentials != null) {
-      headers.add("Authorization: " + credentials);
-    }
+    List<String> headers = presenting(credentials());
     byte[] body = new byte[0];
     if (!method.equals("GET") && !method.equals("HEAD") && random.nextBoolean()) {
       headers.add("Content-Type: application/json");
@@ -384,11 +377,7 @@ final class HostileRequests {
   private Hostile headers() {
     String route = ROUTES[random.nextInt(6)].replace("{id}", id(true));
     String method = random.nextBoolean() ? "GET" : "POST";
-    List<String> headers = new ArrayList<>();
-    String credentials = credentials();
-    if (credentials != null) {
-      headers.add("Authorization: " + credentials);
-    }
+    List<String> headers = presenting(credentials());
     String kind;
     byte[] body = new byte[0];
     switch (random.nextInt(9)) {
@@ -599,6 +588,15 @@ final class HostileRequests {
       case 5 -> "Bearer";
       default -> "Basic " + java.util.Base64.getEncoder().encodeToString(utf8("admin:admin"));
     };
+  }
+
+  /** Headers to add to: the Authorization header with {@code credentials}, none for null. */
+  private static List<String> presenting(String credentials) {
+    List<String> headers = new ArrayList<>();
+    if (credentials != null) {
+      headers.add("Authorization: " + credentials);
+    }
+    return headers;
   }
 
   private static String bearer(String key) {

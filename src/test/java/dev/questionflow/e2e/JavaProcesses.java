@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.questionflow.activities.fakemodel.FakeModelServer;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -88,10 +87,7 @@ final class JavaProcesses {
 
     /** A fake model named {@code name} (its log is {@code <name>.log}) with these main flags. */
     static FakeModel start(String name, String... flags) throws Exception {
-      int port;
-      try (ServerSocket socket = new ServerSocket(0)) {
-        port = socket.getLocalPort();
-      }
+      int port = AppProcess.freePort();
       List<String> args = new ArrayList<>(List.of("--port", String.valueOf(port)));
       args.addAll(List.of(flags));
       String ready = "LLM_BASE_URL=";

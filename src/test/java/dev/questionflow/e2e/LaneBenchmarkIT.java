@@ -120,23 +120,14 @@ class LaneBenchmarkIT {
     // question gives up on the model: raised here so the backlog the promise speaks of can form
     env.put("CS_ACTIVITIES_GENERATION_SCHEDULETOSTARTTIMEOUT", MAX_WAIT.toSeconds() + "s");
     // both at once: each start is mostly the JVM's own class loading and JIT
-    CompletableFuture<AppProcess> one = starting("bench-lanes-1", env);
-    CompletableFuture<AppProcess> two = starting("bench-lanes-2", env);
+    CompletableFuture<AppProcess> one =
+        AppProcess.starting("bench-lanes-1", env, AppProcess.TEST_JVM);
+    CompletableFuture<AppProcess> two =
+        AppProcess.starting("bench-lanes-2", env, AppProcess.TEST_JVM);
     first = one.join();
     second = two.join();
     redis = RedisClient.create(Infra.redisUrl());
     ledger = redis.connect();
-  }
-
-  private static CompletableFuture<AppProcess> starting(String name, Map<String, String> env) {
-    return CompletableFuture.supplyAsync(
-        () -> {
-          try {
-            return AppProcess.start(name, env);
-          } catch (Exception e) {
-            throw new IllegalStateException(e);
-          }
-        });
   }
 
   @AfterAll
@@ -157,11 +148,6 @@ class LaneBenchmarkIT {
     return ledger.sync().zcard("cs:lane:" + lane() + ":waiting");
   }
 
-  private static long nowMicros() {
-    Instant now = Instant.now();
-    return now.getEpochSecond() * 1_000_000 + now.getNano() / 1000;
-  }
-
   /** One question asked: its number in its scenario, workflow ID, instance, when the 202 came. */
   record Asked(int n, String id, AppProcess app, long acceptedMicros) {}
 
@@ -174,7 +160,7 @@ class LaneBenchmarkIT {
       String id =
           FlowControlIT.ask(
               app, tag + "-" + n, "m1", "Where is my card? #" + n + " (" + tag + ")", vip);
-      return new Asked(n, id, app, nowMicros());
+      return new Asked(n, id, app, BenchFigures.nowMicros());
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
@@ -369,7 +355,7 @@ class LaneBenchmarkIT {
         () -> {
           long w = waiting();
           peak.accumulateAndGet(w, Math::max);
-          backlog.add(new long[] {nowMicros(), w});
+          backlog.add(new long[] {BenchFigures.nowMicros(), w});
         },
         0,
         200,
@@ -378,7 +364,7 @@ class LaneBenchmarkIT {
     // the sampled questions are polled from their acceptance on, as a chat back end would
     ExecutorService pool = Executors.newFixedThreadPool(8);
     List<CompletableFuture<?>> submissions = new ArrayList<>();
-    long started = nowMicros();
+    long started = BenchFigures.nowMicros();
     for (int i = 0; i < BACKLOG; i++) {
       int n = i;
       submissions.add(
@@ -395,7 +381,7 @@ class LaneBenchmarkIT {
               pool));
     }
     CompletableFuture.allOf(submissions.toArray(CompletableFuture[]::new)).join();
-    long submitted = nowMicros();
+    long submitted = BenchFigures.nowMicros();
     pool.shutdown();
     List<ModelCall> calls =
         awaitServed(tag, BACKLOG, Duration.ofSeconds((long) (BACKLOG / RATE) + 120));
@@ -525,9 +511,9 @@ class LaneBenchmarkIT {
   private static void poll(
       Asked a, List<Read> reads, CompletableFuture<Void> finished, ScheduledExecutorService at) {
     try {
-      long start = nowMicros();
+      long start = BenchFigures.nowMicros();
       HttpResponse<String> response = a.app().get("/api/v1/questions/" + a.id());
-      long end = nowMicros();
+      long end = BenchFigures.nowMicros();
       if (response.statusCode() != 200) {
         throw new IllegalStateException(response.statusCode() + " " + response.body());
       }

@@ -1,5 +1,7 @@
 package dev.questionflow.e2e;
 
+import static org.awaitility.Awaitility.await;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.questionflow.e2e.JavaProcesses.FakeModel;
 import io.temporal.api.common.v1.Payload;
@@ -8,7 +10,6 @@ import io.temporal.api.workflowservice.v1.ListWorkflowExecutionsRequest;
 import io.temporal.api.workflowservice.v1.ListWorkflowExecutionsResponse;
 import io.temporal.client.WorkflowClient;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -21,9 +22,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * The three ways to put a model in front of customers that {@link PeersBenchmarkIT} compares, each
@@ -100,14 +103,18 @@ final class PeerContestants {
     }
   }
 
-  static long nowMicros() {
-    java.time.Instant now = java.time.Instant.now();
-    return now.getEpochSecond() * 1_000_000 + now.getNano() / 1000;
-  }
-
-  static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
+  /**
+   * Polls {@code done} until it holds or {@code atMost} passed; a wait with a cap, not a check:
+   * what is still unsettled then is counted as such by the caller.
+   */
+  static void waitAtMost(Duration atMost, Duration every, Callable<Boolean> done) {
+    try {
+      await()
+          .atMost(atMost.isNegative() || atMost.isZero() ? Duration.ofMillis(1) : atMost)
+          .pollInterval(every)
+          .until(done);
+    } catch (ConditionTimeoutException e) {
+      // the cap: go on with what there is
     }
   }
 
@@ -139,13 +146,17 @@ final class PeerContestants {
               .exceptionally(
                   e ->
                       new Result(
-                          Level.ERROR, nowMicros(), 0, rootCause(e).getClass().getSimpleName()));
+                          Level.ERROR,
+                          BenchFigures.nowMicros(),
+                          0,
+                          rootCause(e).getClass().getSimpleName()));
         };
     return attempt
         .apply(impatient ? SLOW : PATIENCE)
         .thenCompose(
             first -> {
-              long left = question.offeredMicros() + PATIENCE.toNanos() / 1000 - nowMicros();
+              long left =
+                  question.offeredMicros() + PATIENCE.toNanos() / 1000 - BenchFigures.nowMicros();
               if (first.level() != Level.ERROR || !(retryErrors || impatient) || left <= 0) {
                 return CompletableFuture.completedFuture(first);
               }
@@ -174,28 +185,26 @@ final class PeerContestants {
     return builder.start();
   }
 
-  private static void awaitReady(String name, Process process, URI health, Duration atMost)
-      throws Exception {
-    long deadline = System.nanoTime() + atMost.toNanos();
-    while (System.nanoTime() < deadline) {
-      if (!process.isAlive()) {
-        throw new IllegalStateException(
-            name + " exited: " + Files.readString(Infra.workDir().resolve(name + ".log")));
-      }
-      try {
-        if (HTTP.send(
-                    HttpRequest.newBuilder(health).timeout(Duration.ofSeconds(2)).build(),
-                    HttpResponse.BodyHandlers.discarding())
-                .statusCode()
-            == 200) {
-          return;
-        }
-      } catch (IOException e) {
-        // not listening yet
-      }
-      Thread.sleep(250);
-    }
-    throw new IllegalStateException(name + " not ready in " + atMost);
+  private static void awaitReady(String name, Process process, URI health, Duration atMost) {
+    await()
+        .atMost(atMost)
+        .pollInterval(Duration.ofMillis(250))
+        .until(
+            () -> {
+              if (!process.isAlive()) {
+                throw new IllegalStateException(
+                    name + " exited: " + Files.readString(Infra.workDir().resolve(name + ".log")));
+              }
+              try {
+                return HTTP.send(
+                            HttpRequest.newBuilder(health).timeout(Duration.ofSeconds(2)).build(),
+                            HttpResponse.BodyHandlers.discarding())
+                        .statusCode()
+                    == 200;
+              } catch (IOException e) {
+                return false; // not listening yet
+              }
+            });
   }
 
   private static void stop(Process process) throws InterruptedException {
@@ -235,22 +244,10 @@ final class PeerContestants {
       env.put("LLM_BACKUP_MODEL", "fake-backup");
       env.put("LLM_API_KEY", "bench");
       env.put("LLM_BACKUP_API_KEY", "bench");
-      CompletableFuture<AppProcess> one = starting("peers-ours-1", env, jvm);
-      CompletableFuture<AppProcess> two = starting("peers-ours-2", env, jvm);
+      CompletableFuture<AppProcess> one = AppProcess.starting("peers-ours-1", env, jvm);
+      CompletableFuture<AppProcess> two = AppProcess.starting("peers-ours-2", env, jvm);
       first = one.join();
       second = two.join();
-    }
-
-    private static CompletableFuture<AppProcess> starting(
-        String name, Map<String, String> env, List<String> jvm) {
-      return CompletableFuture.supplyAsync(
-          () -> {
-            try {
-              return AppProcess.start(name, env, jvm);
-            } catch (Exception e) {
-              throw new IllegalStateException(e);
-            }
-          });
     }
 
     @Override
@@ -288,7 +285,10 @@ final class PeerContestants {
                           ? CompletableFuture.completedFuture(response)
                           : post.get())
               .thenApply(response -> accepted(question, response))
-              .exceptionally(e -> new Result(Level.ERROR, nowMicros(), 1, rootCause(e).toString()));
+              .exceptionally(
+                  e ->
+                      new Result(
+                          Level.ERROR, BenchFigures.nowMicros(), 1, rootCause(e).toString()));
       if (retrying) {
         // the back end's patience: still no answer after 10 s, it submits the question again (the
         // same clientMsgId: the service answers with the same workflow and starts nothing)
@@ -314,22 +314,24 @@ final class PeerContestants {
 
     private Result accepted(Question question, HttpResponse<String> response) {
       if (response.statusCode() != 202) {
-        return new Result(Level.ERROR, nowMicros(), 1, "HTTP " + response.statusCode());
+        return new Result(
+            Level.ERROR, BenchFigures.nowMicros(), 1, "HTTP " + response.statusCode());
       }
       try {
         workflows.put(question.n(), JSON.readTree(response.body()).path("workflowId").asText());
       } catch (IOException e) {
-        return new Result(Level.ERROR, nowMicros(), 1, "202 without JSON");
+        return new Result(Level.ERROR, BenchFigures.nowMicros(), 1, "202 without JSON");
       }
       return null; // the answer comes later: collect()
     }
 
     @Override
     public Map<Integer, Result> collect(long deadlineMicros) throws Exception {
-      // wait until nothing is in progress (a ticket waits for a person: settled), or the deadline
-      while (nowMicros() < deadlineMicros && running() > 0) {
-        Thread.sleep(1000);
-      }
+      // until nothing is in progress (a ticket waits for a person: settled), or the deadline
+      waitAtMost(
+          Duration.ofNanos((deadlineMicros - BenchFigures.nowMicros()) * 1000),
+          Duration.ofSeconds(1),
+          () -> running() == 0);
       Map<String, Integer> byId = new HashMap<>();
       workflows.forEach((n, id) -> byId.put(id, n));
       Map<Integer, Result> results = new HashMap<>();
@@ -416,10 +418,8 @@ final class PeerContestants {
 
     @Override
     public void settle() throws Exception {
-      long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-      while (System.nanoTime() < deadline && (running() > 0 || queueDepth() > 0)) {
-        Thread.sleep(1000);
-      }
+      waitAtMost(
+          Duration.ofMinutes(3), Duration.ofSeconds(1), () -> running() == 0 && queueDepth() == 0);
     }
 
     @Override
@@ -451,7 +451,7 @@ final class PeerContestants {
       if (!Files.exists(jar)) {
         throw new IllegalStateException(jar + " is missing: mvn -pl bench/naive package");
       }
-      int port = freePort();
+      int port = AppProcess.freePort();
       List<String> command = new ArrayList<>(List.of(AppProcess.javaBinary()));
       command.addAll(jvm);
       command.addAll(List.of("-jar", jar.toString(), "--server.port=" + port));
@@ -492,11 +492,15 @@ final class PeerContestants {
                   .POST(HttpRequest.BodyPublishers.ofString(body)),
           response -> {
             if (response.statusCode() != 200) {
-              return new Result(Level.ERROR, nowMicros(), 0, "HTTP " + response.statusCode());
+              return new Result(
+                  Level.ERROR, BenchFigures.nowMicros(), 0, "HTTP " + response.statusCode());
             }
             String level = readLevel(response.body());
             return new Result(
-                "llm".equals(level) ? Level.FULL : Level.FALLBACK, nowMicros(), 0, level);
+                "llm".equals(level) ? Level.FULL : Level.FALLBACK,
+                BenchFigures.nowMicros(),
+                0,
+                level);
           },
           question,
           false,
@@ -549,7 +553,7 @@ final class PeerContestants {
       String litellm = lines[lines.length - 1].strip();
       URI redis = URI.create(Infra.redisUrl());
       for (int i = 1; i <= 2; i++) {
-        int port = freePort();
+        int port = AppProcess.freePort();
         Map<String, String> env = new HashMap<>();
         env.put("PRIMARY_BASE_URL", primary.baseUrl());
         env.put("BACKUP_BASE_URL", backup.baseUrl());
@@ -609,10 +613,11 @@ final class PeerContestants {
               response.statusCode() == 200
                   ? new Result(
                       Level.FULL,
-                      nowMicros(),
+                      BenchFigures.nowMicros(),
                       0,
                       response.headers().firstValue("x-litellm-model-id").orElse("?"))
-                  : new Result(Level.ERROR, nowMicros(), 0, "HTTP " + response.statusCode()),
+                  : new Result(
+                      Level.ERROR, BenchFigures.nowMicros(), 0, "HTTP " + response.statusCode()),
           question,
           true,
           retrying);

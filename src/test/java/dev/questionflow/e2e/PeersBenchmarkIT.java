@@ -227,7 +227,7 @@ class PeersBenchmarkIT {
     List<CompletableFuture<Void>> pending = new ArrayList<>();
     Map<Integer, long[]> samples = new ConcurrentHashMap<>(); // second -> {queue, rss, threads}
     ScheduledExecutorService clock = Executors.newScheduledThreadPool(2);
-    long t0 = PeerContestants.nowMicros();
+    long t0 = BenchFigures.nowMicros();
     long t0Nanos = System.nanoTime();
     clock.scheduleAtFixedRate(
         () -> {
@@ -249,13 +249,13 @@ class PeersBenchmarkIT {
       long due = t0Nanos + (long) (i * 1e9 / scenario.rate());
       LockSupport.parkNanos(due - System.nanoTime());
       String text = texts.get(i % texts.size()) + " #" + i + " (" + tag + ")";
-      Question question = new Question(i, text, PeerContestants.nowMicros());
+      Question question = new Question(i, text, BenchFigures.nowMicros());
       pending.add(
           contestant
               .ask(question, scenario.retrying())
               .thenAccept(result -> asked.put(question.n(), new Asked(question, result))));
     }
-    long deadline = PeerContestants.nowMicros() + PeerContestants.PATIENCE.toNanos() / 1000;
+    long deadline = BenchFigures.nowMicros() + PeerContestants.PATIENCE.toNanos() / 1000;
     try {
       CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
           .get(PeerContestants.PATIENCE.toSeconds() + 10, TimeUnit.SECONDS);
@@ -286,17 +286,17 @@ class PeersBenchmarkIT {
   }
 
   /** Until neither model got a call for 5 s (the last scenario's retries are over). */
-  private static void quiet(FakeModel primary, FakeModel backup) throws Exception {
-    long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-    int last = -1;
-    while (System.nanoTime() < deadline) {
-      int now = primary.calls().size() + backup.calls().size();
-      if (now == last) {
-        return;
-      }
-      last = now;
-      Thread.sleep(5000);
-    }
+  private static void quiet(FakeModel primary, FakeModel backup) {
+    int[] last = {-1};
+    PeerContestants.waitAtMost(
+        Duration.ofMinutes(2),
+        Duration.ofSeconds(5),
+        () -> {
+          int now = primary.calls().size() + backup.calls().size();
+          boolean same = now == last[0];
+          last[0] = now;
+          return same;
+        });
   }
 
   private static void fault(FakeModel model, String change) {

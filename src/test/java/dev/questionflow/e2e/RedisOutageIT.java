@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,12 +33,6 @@ class RedisOutageIT {
   void stop() throws Exception {
     Infra.closeAll(app);
     stopRedis();
-  }
-
-  private static int freePort() throws Exception {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
   }
 
   private void startRedis(int port) throws Exception {
@@ -103,7 +96,7 @@ class RedisOutageIT {
 
   @Test
   void withRedisDownTheAppStartsAnswersAndSaysSoAndUsesRedisAgainOnceItIsBack() throws Exception {
-    int port = freePort();
+    int port = AppProcess.freePort();
     startRedis(port);
     long withRedis = start("redis-up", env(port, Infra.uniqueTaskQueue("redis-up")));
     app.close();

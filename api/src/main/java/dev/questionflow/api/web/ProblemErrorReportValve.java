@@ -24,8 +24,10 @@ import org.springframework.stereotype.Component;
  * shape as every other refusal; nothing of the request or the exception is echoed.
  *
  * <p>It replaces the host's error report valve (Tomcat offers no other hook for errors raised
- * before the context is mapped); it extends Tomcat's so that the decision when to report (status at
- * least 400, nothing written yet, not reported before) stays Tomcat's.
+ * before the context is mapped). It extends Tomcat's for {@code invoke} (a committed or async
+ * response is left alone); {@code report} repeats the first checks of Tomcat's own (status at least
+ * 400, nothing written yet, not reported before, I/O still allowed), since Tomcat's goes on to
+ * write HTML after them.
  */
 public class ProblemErrorReportValve extends ErrorReportValve {
 

@@ -160,7 +160,6 @@ public final class PayloadKeys {
     }
   }
 
-  /** A value was encrypted under a key that is not in {@code PAYLOAD_KEYS}. */
   /** A sealed value that does not open under its key: altered, or sealed with other key bytes. */
   public static final class IntegrityException extends IllegalArgumentException {
     IntegrityException(String keyId, Throwable cause) {
@@ -168,6 +167,7 @@ public final class PayloadKeys {
     }
   }
 
+  /** A value was encrypted under a key that is not in {@code PAYLOAD_KEYS}. */
   public static final class UnknownKeyException extends IllegalStateException {
     UnknownKeyException(String keyId) {
       super(
