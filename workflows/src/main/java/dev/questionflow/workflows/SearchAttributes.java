@@ -21,8 +21,25 @@ public final class SearchAttributes {
   public static final SearchAttributeKey<OffsetDateTime> WAITING_SINCE =
       SearchAttributeKey.forOffsetDateTime("WaitingSince");
 
+  /** When the customer got its first answer (a quick one may be upgraded later). */
+  public static final SearchAttributeKey<OffsetDateTime> FIRST_ANSWER_AT =
+      SearchAttributeKey.forOffsetDateTime("FirstAnswerAt");
+
+  /** The level of the first answer; {@link #ANSWER_LEVEL} is the latest answer's. */
+  public static final SearchAttributeKey<String> FIRST_ANSWER_LEVEL =
+      SearchAttributeKey.forKeyword("FirstAnswerLevel");
+
   public static final List<SearchAttributeKey<?>> ALL =
-      List.of(CUSTOMER_ID, SESSION_ID, STAGE, ANSWER_LEVEL, INTENT, PRIORITY, WAITING_SINCE);
+      List.of(
+          CUSTOMER_ID,
+          SESSION_ID,
+          STAGE,
+          ANSWER_LEVEL,
+          INTENT,
+          PRIORITY,
+          WAITING_SINCE,
+          FIRST_ANSWER_AT,
+          FIRST_ANSWER_LEVEL);
 
   private SearchAttributes() {}
 }

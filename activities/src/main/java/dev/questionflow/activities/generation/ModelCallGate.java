@@ -11,18 +11,36 @@ public interface ModelCallGate {
   ModelCallGate OPEN =
       new ModelCallGate() {
         @Override
-        public void beforeCall() {}
+        public void beforeCall(long deadlineEpochMillis) {}
 
         @Override
         public void afterCall(boolean healthy, long millis) {}
+
+        @Override
+        public void notCalled() {}
       };
 
-  /** Blocks until this call may go out. */
-  void beforeCall() throws InterruptedException;
+  /**
+   * Blocks until this call may go out.
+   *
+   * @param deadlineEpochMillis no call starts after this (0 = none)
+   * @throws DeadlinePassed when the call could not go out by the deadline: it must not be made
+   */
+  void beforeCall(long deadlineEpochMillis) throws InterruptedException;
 
   /**
    * The call is over after {@code millis}: {@code healthy} false when it failed in a way that
    * counts against the model's health (the same failures that count for its circuit breaker).
    */
   void afterCall(boolean healthy, long millis);
+
+  /** The call will not be made (a breaker refused it): its question leaves the lane's line. */
+  void notCalled();
+
+  /** The call's queue deadline passed before it could go out (the CoDel rule). */
+  final class DeadlinePassed extends RuntimeException {
+    public DeadlinePassed(String message) {
+      super(message, null, false, false);
+    }
+  }
 }

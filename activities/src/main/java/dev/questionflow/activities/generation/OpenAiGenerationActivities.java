@@ -212,11 +212,13 @@ public class OpenAiGenerationActivities implements GenerationActivities {
                   ModelFailures.BAD_REQUEST);
         };
     if (model == null) {
+      gate.notCalled();
       return GenerationResult.notConfigured();
     }
     List<Turn> history = history(request.sessionId()); // read before taking a breaker permission
     CircuitBreaker breaker = breakers.breaker(model.dependency());
     if (!breaker.tryAcquirePermission()) {
+      gate.notCalled();
       errors.record(model.dependency(), Kind.CIRCUIT_OPEN);
       throw ApplicationFailure.newNonRetryableFailure(
           "the "
@@ -228,12 +230,18 @@ public class OpenAiGenerationActivities implements GenerationActivities {
     }
     var messages = prompts.messages(request.knowledge(), history, request.question());
     try {
-      gate.beforeCall();
+      gate.beforeCall(request.queueDeadlineEpochMillis());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       breaker.releasePermission();
       throw ApplicationFailure.newFailureWithCause(
           "interrupted while waiting for the model lane", "Interrupted", e);
+    } catch (ModelCallGate.DeadlinePassed e) {
+      breaker.releasePermission(); // the model was not asked: no mark either way
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), ModelFailures.QUEUE_DEADLINE);
+    } catch (RuntimeException e) {
+      breaker.releasePermission(); // cancelled while waiting (the heartbeat said so)
+      throw e;
     }
     long started = System.nanoTime();
     ChatResponse response;

@@ -6,6 +6,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -30,29 +31,113 @@ public final class InMemoryLaneLedger implements LaneLedger {
    */
   private final Map<String, Map<String, Long>> startedAt = new HashMap<>();
 
+  /** Each waiting question's deadline (entry time plus {@link #NO_DEADLINE_STALE} without one). */
+  private final Map<String, Map<String, Long>> deadlines = new HashMap<>();
+
+  /** Calls in flight: lane -> call -> start time. */
+  private final Map<String, Map<String, Long>> inFlight = new HashMap<>();
+
   private long seq;
 
-  private static final java.time.Duration STARTED_KEPT = java.time.Duration.ofMinutes(10);
+  private static final java.time.Duration STARTED_KEPT = java.time.Duration.ofMinutes(1);
+  private static final java.time.Duration NO_DEADLINE_STALE = java.time.Duration.ofMinutes(10);
 
   public InMemoryLaneLedger(Clock clock) {
     this.clock = clock;
   }
 
   @Override
-  public synchronized long enter(String lane, String workflowId, int priorityKey) {
+  public synchronized long enter(
+      String lane, String workflowId, int priorityKey, long deadlineEpochMillis) {
+    long now = clock.millis();
     Map<String, Long> started = startedAt.computeIfAbsent(lane, l -> new HashMap<>());
-    long cutoff = clock.millis() - STARTED_KEPT.toMillis();
+    long cutoff = now - STARTED_KEPT.toMillis();
     started.values().removeIf(at -> at < cutoff);
     if (started.containsKey(workflowId)) {
       return -1;
+    }
+    for (String stale : overdue(lane, now - RedisLaneLedger.DEADLINE_GRACE_MILLIS)) {
+      leave(lane, stale);
     }
     Map<String, Double> byId = scores.computeIfAbsent(lane, l -> new HashMap<>());
     if (!byId.containsKey(workflowId)) {
       double score = RedisLaneLedger.score(priorityKey, ++seq);
       byId.put(workflowId, score);
       waiting.computeIfAbsent(lane, l -> new TreeMap<>()).put(score, workflowId);
+      deadlines
+          .computeIfAbsent(lane, l -> new HashMap<>())
+          .put(
+              workflowId,
+              deadlineEpochMillis > 0 ? deadlineEpochMillis : now + NO_DEADLINE_STALE.toMillis());
     }
     return position(lane, workflowId);
+  }
+
+  @Override
+  public synchronized long waitingAhead(String lane, int priorityKey) {
+    TreeMap<Double, String> line = waiting.get(lane);
+    return line == null ? 0 : line.headMap(RedisLaneLedger.score(priorityKey + 1, 0), false).size();
+  }
+
+  @Override
+  public synchronized void leave(String lane, String workflowId) {
+    Double score = scores.getOrDefault(lane, new HashMap<>()).remove(workflowId);
+    if (score != null) {
+      waiting.get(lane).remove(score);
+    }
+    deadlines.getOrDefault(lane, new HashMap<>()).remove(workflowId);
+  }
+
+  @Override
+  public synchronized long sweep(String lane) {
+    long now = clock.millis();
+    List<String> stale = overdue(lane, now - RedisLaneLedger.DEADLINE_GRACE_MILLIS);
+    stale.forEach(id -> leave(lane, id));
+    Map<String, Long> started = startedAt.getOrDefault(lane, new HashMap<>());
+    int before = started.size();
+    started.values().removeIf(at -> at < now - STARTED_KEPT.toMillis());
+    return stale.size() + (before - started.size());
+  }
+
+  @Override
+  public synchronized long deadline(String lane, String workflowId) {
+    return deadlines.getOrDefault(lane, Map.of()).getOrDefault(workflowId, -1L);
+  }
+
+  @Override
+  public synchronized List<String> overdue(String lane, long epochMillis) {
+    return deadlines.getOrDefault(lane, Map.of()).entrySet().stream()
+        .filter(e -> e.getValue() < epochMillis)
+        .map(Map.Entry::getKey)
+        .toList();
+  }
+
+  @Override
+  public synchronized boolean tryStartCall(
+      String lane, String callId, int cap, double rate, long meanLatencyMillis, long leaseMillis) {
+    long now = clock.millis();
+    Map<String, Long> calls = inFlight.computeIfAbsent(lane, l -> new HashMap<>());
+    calls.values().removeIf(at -> at < now - leaseMillis);
+    if (calls.containsKey(callId)) {
+      return true;
+    }
+    long oldest = calls.values().stream().mapToLong(Long::longValue).min().orElse(now);
+    long latency = Math.max(meanLatencyMillis, now - oldest);
+    if (calls.size() < LaneLedger.inFlightLimit(cap, rate, latency)) {
+      calls.put(callId, now);
+      return true;
+    }
+    return false;
+  }
+
+  @Override
+  public synchronized void endCall(String lane, String callId) {
+    inFlight.getOrDefault(lane, new HashMap<>()).remove(callId);
+  }
+
+  @Override
+  public synchronized long callsInFlight(String lane) {
+    return inFlight.getOrDefault(lane, Map.of()).size();
   }
 
   @Override
@@ -67,10 +152,7 @@ public final class InMemoryLaneLedger implements LaneLedger {
   @Override
   public synchronized void started(String lane, String workflowId) {
     startedAt.computeIfAbsent(lane, l -> new HashMap<>()).put(workflowId, clock.millis());
-    Double score = scores.getOrDefault(lane, new HashMap<>()).remove(workflowId);
-    if (score != null) {
-      waiting.get(lane).remove(score);
-    }
+    leave(lane, workflowId);
   }
 
   @Override

@@ -16,16 +16,33 @@ import org.slf4j.LoggerFactory;
  * its question leaves the lane's waiting line (until then it still counts in the positions of the
  * questions behind it); when the call ends its outcome and duration (without the wait) feed the
  * lane's statistics for ETAs and the adaptive rate. Calls take the throttle's slots one at a time,
- * the most urgent first ({@link UrgentFirst}). A call that does not run on a configured lane's task
- * queue passes untouched. The ledger never fails a model call: its errors are logged and ignored.
+ * the most urgent first ({@link UrgentFirst}), and a place among the lane's calls in flight (shared
+ * by all instances: {@link LaneLedger#tryStartCall}, whose limit follows the model's latency up to
+ * the provider's concurrency cap). A call that cannot go out by its question's queue deadline is
+ * not made ({@link DeadlinePassed}): it leaves the line, and its customer has had the prepared
+ * answer. While it waits it heartbeats, so that the workflow's cancellation reaches it. A call that
+ * does not run on a configured lane's task queue passes untouched. The ledger never fails a model
+ * call: its errors are logged and ignored (with Redis down, calls in flight are counted per
+ * instance).
  */
 public final class LaneGate implements ModelCallGate, AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(LaneGate.class);
 
+  /** The calls whose mean duration is the latency of the in-flight limit. */
+  private static final java.time.Duration LATENCY_WINDOW = java.time.Duration.ofSeconds(60);
+
+  /** How often a call waiting for a place in flight asks again. */
+  private static final long IN_FLIGHT_POLL_MILLIS = 25;
+
+  /** A call without a deadline (a question from before deadlines) waits at most this long. */
+  private static final long NO_DEADLINE_WAIT_MILLIS = 60_000;
+
   private final LaneLedger ledger;
   private final LaneThrottle throttle;
   private final Map<String, Double> configuredRates;
+  private final Map<String, Integer> caps;
+  private final long leaseMillis;
 
   /** Each lane's turns in front of its throttle in this instance: the most urgent call first. */
   private final Map<String, UrgentFirst> turns = new java.util.concurrent.ConcurrentHashMap<>();
@@ -46,19 +63,40 @@ public final class LaneGate implements ModelCallGate, AutoCloseable {
    * @param configuredRates each lane's configured rate by task queue, until the adaptive controller
    *     stores another
    */
+  /** Lanes without a cap of calls in flight: only their rate limits them. */
   public LaneGate(LaneLedger ledger, LaneThrottle throttle, Map<String, Double> configuredRates) {
+    this(ledger, throttle, configuredRates, Map.of(), 0);
+  }
+
+  /**
+   * @param caps each lane's cap of calls in flight (the provider's concurrency limit) by task queue
+   * @param leaseMillis a place in flight not given back (an instance died mid-call) is free again
+   *     after this: above the activity's start-to-close timeout
+   */
+  public LaneGate(
+      LaneLedger ledger,
+      LaneThrottle throttle,
+      Map<String, Double> configuredRates,
+      Map<String, Integer> caps,
+      long leaseMillis) {
     this.ledger = ledger;
     this.throttle = throttle;
     this.configuredRates = Map.copyOf(configuredRates);
+    this.caps = Map.copyOf(caps);
+    this.leaseMillis = leaseMillis;
   }
 
   @Override
-  public void beforeCall() throws InterruptedException {
+  public void beforeCall(long deadlineEpochMillis) throws InterruptedException {
     ActivityInfo info = laneCall();
     if (info == null) {
       return;
     }
     String lane = info.getActivityTaskQueue(); // the ledger's key for the lane
+    long deadline =
+        deadlineEpochMillis > 0
+            ? deadlineEpochMillis
+            : System.currentTimeMillis() + NO_DEADLINE_WAIT_MILLIS;
     double rate = configuredRates.get(lane);
     try {
       rate = ledger.rate(lane, rate);
@@ -66,11 +104,28 @@ public final class LaneGate implements ModelCallGate, AutoCloseable {
       log.warn("lane ledger unavailable, throttling at the configured rate: {}", e.toString());
     }
     UrgentFirst turns = this.turns.computeIfAbsent(lane, l -> new UrgentFirst());
-    turns.enter(priorityKey(info));
+    if (!turns.enter(priorityKey(info), deadline, LaneGate::heartbeat)) {
+      throw notInTime(lane, info, "waiting for its turn");
+    }
+    boolean inFlight = false;
     try {
+      inFlight = placeInFlight(lane, callId(info), rate, deadline);
+      if (!inFlight) {
+        throw notInTime(lane, info, "waiting for a place among the calls in flight");
+      }
       throttle.acquire(lane, rate);
+    } catch (InterruptedException | RuntimeException e) {
+      if (inFlight) {
+        quietly(() -> ledger.endCall(lane, callId(info)));
+      }
+      throw e;
     } finally {
       turns.leave();
+    }
+    if (deadlineEpochMillis > 0 && System.currentTimeMillis() > deadlineEpochMillis) {
+      // the CoDel rule, checked last before the request: its customer has had the prepared answer
+      quietly(() -> ledger.endCall(lane, callId(info)));
+      throw notInTime(lane, info, "waiting for the throttle");
     }
     if (log.isDebugEnabled()) {
       log.debug("lane {}: call released at {} (epoch ms)", lane, System.currentTimeMillis());
@@ -79,11 +134,79 @@ public final class LaneGate implements ModelCallGate, AutoCloseable {
     ledgerWrites.execute(() -> quietly(() -> ledger.started(lane, workflowId)));
   }
 
+  /**
+   * A place among the lane's calls in flight by the deadline (true), asked every {@value
+   * #IN_FLIGHT_POLL_MILLIS} ms; a lane without a cap always has one.
+   */
+  private boolean placeInFlight(String lane, String callId, double rate, long deadline)
+      throws InterruptedException {
+    Integer cap = caps.get(lane);
+    if (cap == null) {
+      return true;
+    }
+    long mean = 0;
+    try {
+      mean = Math.round(ledger.stats(lane, LATENCY_WINDOW).meanLatencyMillis());
+    } catch (RuntimeException e) {
+      log.warn("lane ledger unavailable, no latency for the in-flight limit: {}", e.toString());
+    }
+    long nextHeartbeat = System.currentTimeMillis() + UrgentFirst.CHECK_MILLIS;
+    while (true) {
+      try {
+        if (ledger.tryStartCall(lane, callId, cap, rate, mean, leaseMillis)) {
+          return true;
+        }
+      } catch (RuntimeException e) {
+        log.warn("lane ledger unavailable, calling without a place in flight: {}", e.toString());
+        return true;
+      }
+      long now = System.currentTimeMillis();
+      if (now >= deadline) {
+        return false;
+      }
+      if (now >= nextHeartbeat) {
+        heartbeat();
+        nextHeartbeat = now + UrgentFirst.CHECK_MILLIS;
+      }
+      Thread.sleep(Math.min(IN_FLIGHT_POLL_MILLIS, deadline - now));
+    }
+  }
+
+  private DeadlinePassed notInTime(String lane, ActivityInfo info, String doing) {
+    String workflowId = info.getWorkflowId();
+    quietly(() -> ledger.leave(lane, workflowId));
+    return new DeadlinePassed(
+        "lane " + lane + ": the question's queue deadline passed " + doing + ", not calling");
+  }
+
+  /** Tells Temporal the call is alive; throws when the workflow cancelled it. */
+  private static void heartbeat() {
+    Activity.getExecutionContext().heartbeat(null);
+  }
+
+  /** The call's place among the calls in flight: one per attempt of the activity. */
+  private static String callId(ActivityInfo info) {
+    return info.getWorkflowId() + "/" + info.getActivityId() + "#" + info.getAttempt();
+  }
+
   @Override
   public void afterCall(boolean healthy, long millis) {
     ActivityInfo info = laneCall();
     if (info != null) {
-      quietly(() -> ledger.finished(info.getActivityTaskQueue(), healthy, millis));
+      String lane = info.getActivityTaskQueue();
+      if (caps.containsKey(lane)) {
+        quietly(() -> ledger.endCall(lane, callId(info)));
+      }
+      quietly(() -> ledger.finished(lane, healthy, millis));
+    }
+  }
+
+  @Override
+  public void notCalled() {
+    ActivityInfo info = laneCall();
+    if (info != null) {
+      String workflowId = info.getWorkflowId();
+      quietly(() -> ledger.leave(info.getActivityTaskQueue(), workflowId));
     }
   }
 

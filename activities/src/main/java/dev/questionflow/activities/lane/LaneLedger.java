@@ -1,6 +1,7 @@
 package dev.questionflow.activities.lane;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
  * The shared state of the model lanes (Redis across instances, {@link InMemoryLaneLedger} for one):
@@ -13,7 +14,56 @@ public interface LaneLedger {
    * Marks the question as waiting (idempotent per workflow ID) and returns how many wait ahead of
    * it; -1 (and no entry) when its call already started, which happens when the lane was free.
    */
-  long enter(String lane, String workflowId, int priorityKey);
+  default long enter(String lane, String workflowId, int priorityKey) {
+    return enter(lane, workflowId, priorityKey, 0);
+  }
+
+  /**
+   * The same with the question's queue deadline: its call does not start after it, so the entry is
+   * stale soon after (0 = none: stale after the ledger's {@code staleAfter}).
+   */
+  long enter(String lane, String workflowId, int priorityKey, long deadlineEpochMillis);
+
+  /** How many of equal or higher priority wait now: where a question entering now would stand. */
+  long waitingAhead(String lane, int priorityKey);
+
+  /** The question left the line without a call: its entry is removed (idempotent). */
+  void leave(String lane, String workflowId);
+
+  /** The deadline of the question's entry (its stale time for entries without one), or -1. */
+  long deadline(String lane, String workflowId);
+
+  /**
+   * Removes what no question needs any more: entries more than a grace past their deadline (their
+   * question left the line without a call and the removal was lost, e.g. by a Redis restart) and
+   * started calls older than the ledger keeps them. Returns how many entries were removed.
+   */
+  long sweep(String lane);
+
+  /** Questions in line whose deadline was before {@code epochMillis}. */
+  List<String> overdue(String lane, long epochMillis);
+
+  /**
+   * Takes a place among the lane's calls in flight for {@code callId} if fewer than the limit run
+   * (idempotent per call): {@code min(cap, max(ceil(rate), ceil(rate x latency x 1.25)))}, with
+   * latency the larger of {@code meanLatencyMillis} and the age of the oldest call still running
+   * (Little's law: a model that slows down gets more calls in flight as it slows, not after). A
+   * place not given back is dropped after {@code leaseMillis}.
+   */
+  boolean tryStartCall(
+      String lane, String callId, int cap, double rate, long meanLatencyMillis, long leaseMillis);
+
+  /** The call is over: its place among the calls in flight is free. */
+  void endCall(String lane, String callId);
+
+  /** Calls of the lane in flight now (of all instances). */
+  long callsInFlight(String lane);
+
+  /** The limit of {@link #tryStartCall} (RedisLaneLedger's script computes the same). */
+  static long inFlightLimit(int cap, double rate, double latencyMillis) {
+    long little = (long) Math.ceil(rate * latencyMillis / 1000 * 1.25);
+    return Math.max(1, Math.min(cap, Math.max((long) Math.ceil(rate), little)));
+  }
 
   /**
    * Questions ahead of this one, or -1 when it is not waiting (its call started, or it never

@@ -21,6 +21,7 @@ public class LaneLedgerActivities implements LaneActivities {
 
   private final LaneLedger ledger;
   private final Map<String, Double> configuredRates;
+  private final Map<String, Integer> caps;
   private final Clock clock;
 
   /**
@@ -28,15 +29,66 @@ public class LaneLedgerActivities implements LaneActivities {
    *     controller stores one
    */
   public LaneLedgerActivities(LaneLedger ledger, Map<String, Double> configuredRates, Clock clock) {
+    this(ledger, configuredRates, Map.of(), clock);
+  }
+
+  /**
+   * @param caps each lane's limit of calls in flight by task queue (the provider's concurrency
+   *     limit); a lane without one is not limited
+   */
+  public LaneLedgerActivities(
+      LaneLedger ledger,
+      Map<String, Double> configuredRates,
+      Map<String, Integer> caps,
+      Clock clock) {
     this.ledger = ledger;
     this.configuredRates = configuredRates;
+    this.caps = caps;
     this.clock = clock;
   }
 
   @Override
   public LaneSnapshot enterLane(LaneEntry entry) {
-    long position = ledger.enter(entry.lane(), entry.workflowId(), entry.priorityKey());
+    long position =
+        ledger.enter(
+            entry.lane(), entry.workflowId(), entry.priorityKey(), entry.deadlineEpochMillis());
     return snapshot(entry.lane(), position);
+  }
+
+  /**
+   * Where the question would stand: those of equal or higher priority ahead, at the rate the lane
+   * serves a backlog, or slower while its calls in flight are at their cap and each takes the mean
+   * latency (cap / latency calls per second).
+   */
+  @Override
+  public LaneSnapshot admission(LaneEntry entry) {
+    String lane = entry.lane();
+    long ahead = ledger.waitingAhead(lane, entry.priorityKey());
+    double limit = Math.max(0.01, ledger.rate(lane, configuredRates.getOrDefault(lane, 1.0)));
+    double rate = ahead > 0 ? serviceRate(lane, limit) : limit;
+    long mean = Math.round(ledger.stats(lane, STATS_WINDOW).meanLatencyMillis());
+    Integer cap = caps.get(lane);
+    if (cap != null && mean > 0 && ledger.callsInFlight(lane) >= cap) {
+      rate = Math.min(rate, cap / (mean / 1000.0));
+      ahead++; // even the first in line waits for a call to end
+    }
+    double eta = (ahead + 1) / rate + mean / 1000.0;
+    return new LaneSnapshot(ahead, rate, mean, eta, clock.millis());
+  }
+
+  @Override
+  public void leaveLane(LaneEntry entry) {
+    ledger.leave(entry.lane(), entry.workflowId());
+  }
+
+  /** The question's queue deadline in this lane, or -1 when it has no entry there. */
+  public long deadlineIn(String lane, String workflowId) {
+    return ledger.deadline(lane, workflowId);
+  }
+
+  /** Removes a question's entry, e.g. one whose question closed (the ledger is only a cache). */
+  public void forget(String lane, String workflowId) {
+    ledger.leave(lane, workflowId);
   }
 
   @Override

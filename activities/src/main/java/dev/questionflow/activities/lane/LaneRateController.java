@@ -48,6 +48,14 @@ public final class LaneRateController implements AutoCloseable {
    */
   public record Lane(String name, String taskQueue, double configuredRate) {}
 
+  /**
+   * @param slowAloneHalves whether a mean latency above {@code maxMeanLatency} halves the rate even
+   *     when every call succeeds (the SPEC's rule). Off by default since issue 27: a model that is
+   *     merely slow still answers within the chain budget, and halving its rate only sent customers
+   *     to the FAQ while the quota went unused; the calls in flight (quota x latency, capped at the
+   *     provider's concurrency limit) are what protect a provider that slows down. A slow model
+   *     that also fails (timeouts, errors) is halved as before.
+   */
   public record Settings(
       Duration interval,
       Duration window,
@@ -55,7 +63,19 @@ public final class LaneRateController implements AutoCloseable {
       Duration maxMeanLatency,
       double stepUp,
       double minRate,
-      int minCalls) {
+      int minCalls,
+      boolean slowAloneHalves) {
+
+    public Settings(
+        Duration interval,
+        Duration window,
+        double minSuccessRate,
+        Duration maxMeanLatency,
+        double stepUp,
+        double minRate,
+        int minCalls) {
+      this(interval, window, minSuccessRate, maxMeanLatency, stepUp, minRate, minCalls, true);
+    }
 
     /** The SPEC's numbers: every minute, 95 % success, 5 s mean latency, +10 % per step. */
     public static final Settings SPEC =
@@ -250,8 +270,8 @@ public final class LaneRateController implements AutoCloseable {
    *   <li>within two windows of the first calls this instance saw: unchanged (except a configured
    *       rate lowered below it);
    *   <li>unhealthy (at least {@code minCalls} calls in the window, success below the minimum or
-   *       mean latency above the maximum): halved, not below {@code minRate}, unless it was halved
-   *       less than a window ago;
+   *       mean latency above the maximum, with failures unless {@code slowAloneHalves}): halved,
+   *       not below {@code minRate}, unless it was halved less than a window ago;
    *   <li>healthy and below the configured rate: raised by {@code stepUp} x configured, at most
    *       once per interval;
    *   <li>never above the configured rate.
@@ -265,10 +285,11 @@ public final class LaneRateController implements AutoCloseable {
     if (history.sinceStart().compareTo(s.window().multipliedBy(2)) < 0) {
       return rate;
     }
+    boolean slow =
+        stats.meanLatencyMillis() > s.maxMeanLatency().toMillis()
+            && (s.slowAloneHalves() || stats.successRate() < 1.0);
     boolean unhealthy =
-        stats.calls() >= s.minCalls()
-            && (stats.successRate() < s.minSuccessRate()
-                || stats.meanLatencyMillis() > s.maxMeanLatency().toMillis());
+        stats.calls() >= s.minCalls() && (stats.successRate() < s.minSuccessRate() || slow);
     if (unhealthy) {
       boolean settled =
           history.sinceDecrease() == null || history.sinceDecrease().compareTo(s.window()) >= 0;

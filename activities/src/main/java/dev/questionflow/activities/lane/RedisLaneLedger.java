@@ -1,5 +1,6 @@
 package dev.questionflow.activities.lane;
 
+import io.lettuce.core.Range;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -16,12 +17,15 @@ import java.util.function.Supplier;
  *   <li>{@code cs:lane:L:waiting} sorted set, member = workflow ID, score = priority key x 10^12 +
  *       arrival number ({@code cs:lane:L:seq}): the server's dispatch order, so a member's rank is
  *       the number of questions ahead;
- *   <li>{@code cs:lane:L:enqueued} sorted set, score = entry time: entries older than {@code
- *       staleAfter} (a question that died while waiting) are dropped on the next entry so they
- *       cannot inflate positions;
+ *   <li>{@code cs:lane:L:enqueued} sorted set, score = the entry's queue deadline (entry time plus
+ *       {@code staleAfter} for entries without one): no call starts after it, so an entry more than
+ *       {@link #DEADLINE_GRACE_MILLIS} past it is stale (its question left without a call and the
+ *       removal was lost) and is dropped on the next entry, so it cannot inflate positions;
  *   <li>{@code cs:lane:L:started} sorted set, score = start time: questions whose call started,
- *       kept for {@code staleAfter}, so an entry that arrives after its call started (the entry and
- *       the call are scheduled together) is not counted as waiting;
+ *       kept for {@code startedKept} (twice the chain budget), so an entry that arrives after its
+ *       call started (the entry and the call are scheduled together) is not counted as waiting;
+ *   <li>{@code cs:lane:L:inflight} sorted set, member = call, score = start time: the lane's calls
+ *       in flight across all instances (their limit: {@link LaneLedger#tryStartCall});
  *   <li>{@code cs:lane:L:stats:<epoch second>} hash {@code calls, ok, latency} (expires after 2
  *       windows);
  *   <li>{@code cs:lane:L:rate} the current (adaptive) rate; {@code cs:lane:L:controller} the
@@ -33,6 +37,10 @@ import java.util.function.Supplier;
  */
 public final class RedisLaneLedger implements LaneLedger {
 
+  /** An entry this long past its deadline is stale: its question left the line without a call. */
+  static final long DEADLINE_GRACE_MILLIS = 5_000;
+
+  /** ARGV: workflow ID, priority key, now, started kept (ms), deadline (ms), grace (ms). */
   private static final String ENTER =
       """
       local now = tonumber(ARGV[3])
@@ -40,7 +48,7 @@ public final class RedisLaneLedger implements LaneLedger {
       if redis.call('ZSCORE', KEYS[4], ARGV[1]) then
         return -1
       end
-      local stale = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now - tonumber(ARGV[4]))
+      local stale = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now - tonumber(ARGV[6]))
       for _, id in ipairs(stale) do
         redis.call('ZREM', KEYS[1], id)
         redis.call('ZREM', KEYS[3], id)
@@ -48,7 +56,7 @@ public final class RedisLaneLedger implements LaneLedger {
       if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
         local seq = redis.call('INCR', KEYS[2])
         redis.call('ZADD', KEYS[1], tonumber(ARGV[2]) * 1000000000000 + seq, ARGV[1])
-        redis.call('ZADD', KEYS[3], now, ARGV[1])
+        redis.call('ZADD', KEYS[3], tonumber(ARGV[5]), ARGV[1])
       end
       return redis.call('ZRANK', KEYS[1], ARGV[1])
       """;
@@ -58,6 +66,52 @@ public final class RedisLaneLedger implements LaneLedger {
       redis.call('ZREM', KEYS[1], ARGV[1])
       redis.call('ZREM', KEYS[2], ARGV[1])
       redis.call('ZADD', KEYS[3], tonumber(ARGV[2]), ARGV[1])
+      redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', tonumber(ARGV[2]) - tonumber(ARGV[3]))
+      """;
+
+  /** ARGV: now, grace (ms), started kept (ms). */
+  private static final String SWEEP =
+      """
+      local now = tonumber(ARGV[1])
+      local stale = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[2]))
+      for _, id in ipairs(stale) do
+        redis.call('ZREM', KEYS[1], id)
+        redis.call('ZREM', KEYS[2], id)
+      end
+      return #stale + redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - tonumber(ARGV[3]))
+      """;
+
+  private static final String LEAVE =
+      """
+      redis.call('ZREM', KEYS[1], ARGV[1])
+      redis.call('ZREM', KEYS[2], ARGV[1])
+      """;
+
+  /**
+   * ARGV: call, now, cap, rate, mean latency (ms), lease (ms). Mirrors LaneLedger.inFlightLimit.
+   */
+  private static final String TRY_START =
+      """
+      local now = tonumber(ARGV[2])
+      local lease = tonumber(ARGV[6])
+      redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - lease)
+      if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+        return 1
+      end
+      local latency = tonumber(ARGV[5])
+      local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+      if oldest[2] then
+        latency = math.max(latency, now - tonumber(oldest[2]))
+      end
+      local rate = tonumber(ARGV[4])
+      local limit = math.max(math.ceil(rate), math.ceil(rate * latency / 1000 * 1.25))
+      limit = math.max(1, math.min(tonumber(ARGV[3]), limit))
+      if redis.call('ZCARD', KEYS[1]) < limit then
+        redis.call('ZADD', KEYS[1], now, ARGV[1])
+        redis.call('PEXPIRE', KEYS[1], lease * 2)
+        return 1
+      end
+      return 0
       """;
 
   private static final String STATS =
@@ -99,17 +153,27 @@ public final class RedisLaneLedger implements LaneLedger {
 
   private final Clock clock;
   private final Duration staleAfter;
+  private final Duration startedKept;
 
+  /**
+   * @param staleAfter an entry without a deadline (a question from before deadlines) is stale after
+   *     this
+   * @param startedKept how long a started call is remembered (twice the chain budget)
+   */
   public RedisLaneLedger(
-      Supplier<RedisCommands<String, String>> redis, Clock clock, Duration staleAfter) {
+      Supplier<RedisCommands<String, String>> redis,
+      Clock clock,
+      Duration staleAfter,
+      Duration startedKept) {
     this.redis = redis;
     this.clock = clock;
     this.staleAfter = staleAfter;
+    this.startedKept = startedKept;
   }
 
   public RedisLaneLedger(
       StatefulRedisConnection<String, String> connection, Clock clock, Duration staleAfter) {
-    this(connection::sync, clock, staleAfter);
+    this(connection::sync, clock, staleAfter, Duration.ofSeconds(60));
   }
 
   static double score(int priorityKey, long seq) {
@@ -121,7 +185,9 @@ public final class RedisLaneLedger implements LaneLedger {
   }
 
   @Override
-  public long enter(String lane, String workflowId, int priorityKey) {
+  public long enter(String lane, String workflowId, int priorityKey, long deadlineEpochMillis) {
+    long now = clock.millis();
+    long deadline = deadlineEpochMillis > 0 ? deadlineEpochMillis : now + staleAfter.toMillis();
     Long rank =
         redis
             .get()
@@ -136,9 +202,83 @@ public final class RedisLaneLedger implements LaneLedger {
                 },
                 workflowId,
                 Integer.toString(priorityKey),
-                Long.toString(clock.millis()),
-                Long.toString(staleAfter.toMillis()));
+                Long.toString(now),
+                Long.toString(startedKept.toMillis()),
+                Long.toString(deadline),
+                Long.toString(DEADLINE_GRACE_MILLIS));
     return rank == null ? -1 : rank;
+  }
+
+  @Override
+  public long waitingAhead(String lane, int priorityKey) {
+    // every score below the next priority key's: equal or higher priority, any arrival
+    return redis.get().zcount(key(lane, "waiting"), Range.create(0, score(priorityKey + 1, 0) - 1));
+  }
+
+  @Override
+  public void leave(String lane, String workflowId) {
+    redis
+        .get()
+        .eval(
+            LEAVE,
+            ScriptOutputType.STATUS,
+            new String[] {key(lane, "waiting"), key(lane, "enqueued")},
+            workflowId);
+  }
+
+  @Override
+  public long deadline(String lane, String workflowId) {
+    Double score = redis.get().zscore(key(lane, "enqueued"), workflowId);
+    return score == null ? -1 : score.longValue();
+  }
+
+  @Override
+  public long sweep(String lane) {
+    Long removed =
+        redis
+            .get()
+            .eval(
+                SWEEP,
+                ScriptOutputType.INTEGER,
+                new String[] {key(lane, "waiting"), key(lane, "enqueued"), key(lane, "started")},
+                Long.toString(clock.millis()),
+                Long.toString(DEADLINE_GRACE_MILLIS),
+                Long.toString(startedKept.toMillis()));
+    return removed == null ? 0 : removed;
+  }
+
+  @Override
+  public List<String> overdue(String lane, long epochMillis) {
+    return redis.get().zrangebyscore(key(lane, "enqueued"), Range.create(0, epochMillis - 1));
+  }
+
+  @Override
+  public boolean tryStartCall(
+      String lane, String callId, int cap, double rate, long meanLatencyMillis, long leaseMillis) {
+    Long ok =
+        redis
+            .get()
+            .eval(
+                TRY_START,
+                ScriptOutputType.INTEGER,
+                new String[] {key(lane, "inflight")},
+                callId,
+                Long.toString(clock.millis()),
+                Integer.toString(cap),
+                Double.toString(rate),
+                Long.toString(meanLatencyMillis),
+                Long.toString(leaseMillis));
+    return ok != null && ok == 1;
+  }
+
+  @Override
+  public void endCall(String lane, String callId) {
+    redis.get().zrem(key(lane, "inflight"), callId);
+  }
+
+  @Override
+  public long callsInFlight(String lane) {
+    return redis.get().zcard(key(lane, "inflight"));
   }
 
   @Override
@@ -156,7 +296,8 @@ public final class RedisLaneLedger implements LaneLedger {
             ScriptOutputType.STATUS,
             new String[] {key(lane, "waiting"), key(lane, "enqueued"), key(lane, "started")},
             workflowId,
-            Long.toString(clock.millis()));
+            Long.toString(clock.millis()),
+            Long.toString(startedKept.toMillis()));
   }
 
   @Override

@@ -8,10 +8,13 @@ import java.util.PriorityQueue;
  * turn order of one lane's calls in this instance in front of its throttle. The server dispatches a
  * lane's calls by priority, but it hands a worker up to {@code max-concurrent} of them at once, and
  * the throttle gives its slots in the order callers ask: without this, a VIP call dispatched a
- * moment after four standard ones would also wait behind their four slots. Hand-written: the JDK
- * has priority queues but no priority lock.
+ * moment after four standard ones would also wait behind their four slots. A caller waits at most
+ * until its deadline. Hand-written: the JDK has priority queues but no priority lock.
  */
 final class UrgentFirst {
+
+  /** How often a waiting caller runs its {@code whileWaiting} (the activity's heartbeat). */
+  static final long CHECK_MILLIS = 1_000;
 
   private record Waiter(int priorityKey, long arrival) {}
 
@@ -24,19 +27,36 @@ final class UrgentFirst {
 
   /** Waits until no one more urgent (or as urgent and earlier) waits and the turn is free. */
   synchronized void enter(int priorityKey) throws InterruptedException {
+    enter(priorityKey, Long.MAX_VALUE, () -> {});
+  }
+
+  /**
+   * The same, until {@code deadlineEpochMillis} at most: false when the turn did not come by then.
+   * {@code whileWaiting} runs about every {@link #CHECK_MILLIS}; what it throws ends the wait.
+   */
+  synchronized boolean enter(int priorityKey, long deadlineEpochMillis, Runnable whileWaiting)
+      throws InterruptedException {
     Waiter me = new Waiter(priorityKey, arrivals++);
     waiting.add(me);
     try {
       while (taken || waiting.peek() != me) {
-        wait();
+        long left = deadlineEpochMillis - System.currentTimeMillis();
+        if (left <= 0) {
+          waiting.remove(me);
+          notifyAll(); // the next in line may be free to go now
+          return false;
+        }
+        wait(Math.min(left, CHECK_MILLIS));
+        whileWaiting.run();
       }
-    } catch (InterruptedException e) {
+    } catch (InterruptedException | RuntimeException e) {
       waiting.remove(me);
-      notifyAll(); // the next in line may be free to go now
+      notifyAll();
       throw e;
     }
     waiting.poll();
     taken = true;
+    return true;
   }
 
   synchronized void leave() {

@@ -28,7 +28,34 @@ public record CsProperties(
     Api api,
     Sessions sessions,
     LogSampling logSampling,
-    Privacy privacy) {
+    Privacy privacy,
+    Patience patience) {
+
+  public CsProperties {
+    patience = patience == null ? new Patience(null, null, null) : patience;
+  }
+
+  /**
+   * How long customers wait for a model ({@code cs.patience}): a question's queue deadline is its
+   * lane entry plus its patience; past it the customer gets the best answer below the model.
+   *
+   * @param queue the longest a question waits in a model's line before its call starts (SPEC: the
+   *     10 s after which waiting needs a person's attention)
+   * @param vipQueue the same for VIP questions
+   * @param upgrade how long an upgrade (a fuller answer after a quick one) may wait in the line
+   */
+  public record Patience(Duration queue, Duration vipQueue, Duration upgrade) {
+    public Patience {
+      queue = queue == null ? Duration.ofSeconds(10) : queue;
+      vipQueue = vipQueue == null ? Duration.ofSeconds(20) : vipQueue;
+      upgrade = upgrade == null ? Duration.ofMinutes(2) : upgrade;
+    }
+
+    /** The configured patience of a question of this tier (the most a caller may ask for). */
+    public long queueSecondsFor(boolean vip) {
+      return (vip ? vipQueue : queue).toSeconds();
+    }
+  }
 
   /**
    * What is done to protect the customer's personal data ({@code cs.privacy}).
@@ -98,6 +125,8 @@ public record CsProperties(
    * @param stepUp share of the configured rate added per healthy interval
    * @param minRate the rate is never halved below this (calls/s)
    * @param minCalls fewer calls in the window than this: no judgement
+   * @param slowAloneHalves whether a slow lane whose calls all succeed is halved too (see
+   *     LaneRateController.Settings)
    * @param throttleRedisTimeout time limit of one reservation in the lane throttle's shared bucket:
    *     longer than the access limits' (a model call waits for its slot anyway), since a call that
    *     falls back to a per-instance bucket may go above the quota
@@ -114,7 +143,8 @@ public record CsProperties(
       double minRate,
       int minCalls,
       Duration staleEntryAfter,
-      Duration throttleRedisTimeout) {
+      Duration throttleRedisTimeout,
+      boolean slowAloneHalves) {
 
     public FlowControl {
       throttleRedisTimeout =

@@ -17,14 +17,19 @@ import dev.questionflow.activities.redis.RedisOrMemory;
 import dev.questionflow.activities.resilience.DependencyBreakers;
 import dev.questionflow.activities.resilience.UpstreamErrors;
 import io.github.bucket4j.TimeMeter;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.spring.boot.WorkerOptionsCustomizer;
 import java.lang.management.ManagementFactory;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -59,7 +64,11 @@ class FlowControlConfig {
     if (lazy != null) {
       return RedisOrMemory.of(
           LaneLedger.class,
-          new RedisLaneLedger(lazy, Clock.systemUTC(), properties.flowControl().staleEntryAfter()),
+          new RedisLaneLedger(
+              lazy,
+              Clock.systemUTC(),
+              properties.flowControl().staleEntryAfter(),
+              properties.ladder().chainBudget().multipliedBy(2)),
           memory,
           breakers,
           errors);
@@ -115,12 +124,71 @@ class FlowControlConfig {
    */
   @Bean(destroyMethod = "close")
   LaneGate laneGate(LaneLedger ledger, LaneThrottle throttle, CsProperties properties) {
-    return new LaneGate(ledger, throttle, configuredRates(properties));
+    // a place in flight not given back (its instance died mid-call) is free after the call's own
+    // time limit and a margin
+    CsProperties.StageOptions generation = properties.activities().get("generation");
+    Duration callLimit =
+        generation == null || generation.startToCloseTimeout() == null
+            ? Duration.ofSeconds(30)
+            : generation.startToCloseTimeout();
+    return new LaneGate(
+        ledger,
+        throttle,
+        configuredRates(properties),
+        caps(properties),
+        callLimit.plusSeconds(5).toMillis());
   }
 
   @Bean
   LaneLedgerActivities laneActivities(LaneLedger ledger, CsProperties properties) {
-    return new LaneLedgerActivities(ledger, configuredRates(properties), Clock.systemUTC());
+    return new LaneLedgerActivities(
+        ledger, configuredRates(properties), caps(properties), Clock.systemUTC());
+  }
+
+  /**
+   * Every few seconds, each lane's ledger loses what no question needs any more (entries past their
+   * deadline whose removal was lost, old started calls): the ledger is a cache, so after a storm or
+   * a Redis restart it must not keep telling customers they wait. Every instance sweeps; a sweep is
+   * one idempotent script per lane.
+   */
+  @Bean(destroyMethod = "shutdownNow")
+  ScheduledExecutorService laneLedgerSweeper(
+      LaneLedger ledger, CsProperties properties, MeterRegistry meters) {
+    ScheduledExecutorService sweeper =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "lane-ledger-sweeper");
+              t.setDaemon(true);
+              return t;
+            });
+    Counter removed =
+        Counter.builder("cs_lane_ledger_stale_total")
+            .description("Lane ledger entries found past their deadline and removed")
+            .tag("by", "sweeper")
+            .register(meters);
+    sweeper.scheduleWithFixedDelay(
+        () -> {
+          for (String lane : configuredRates(properties).keySet()) {
+            try {
+              removed.increment(ledger.sweep(lane));
+            } catch (RuntimeException e) {
+              log.debug("lane {}: ledger sweep failed: {}", lane, e.toString());
+            }
+          }
+        },
+        SWEEP_EVERY.toMillis(),
+        SWEEP_EVERY.toMillis(),
+        TimeUnit.MILLISECONDS);
+    return sweeper;
+  }
+
+  private static final Duration SWEEP_EVERY = Duration.ofSeconds(5);
+
+  /** Each lane's cap of calls in flight (the provider's concurrency limit) by task queue. */
+  static Map<String, Integer> caps(CsProperties properties) {
+    Map<String, Integer> caps = new LinkedHashMap<>();
+    properties.lanes().forEach((name, lane) -> caps.put(lane.taskQueue(), lane.maxConcurrent()));
+    return caps;
   }
 
   @Bean(destroyMethod = "close")
@@ -148,7 +216,8 @@ class FlowControlConfig {
             f.maxMeanLatency(),
             f.stepUp(),
             f.minRate(),
-            f.minCalls()),
+            f.minCalls(),
+            f.slowAloneHalves()),
         ledger,
         new TemporalQueueRateApplier(service, namespace, "questionflow-rate-controller@" + owner),
         owner,

@@ -1,6 +1,7 @@
 package dev.questionflow.api.question;
 
 import dev.questionflow.workflows.question.Question.Tier;
+import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Size;
@@ -21,7 +22,14 @@ public record AskRequest(
         String clientMsgId,
     @NotBlank @Size(max = MAX_TEXT_LENGTH, message = "must be at most 2000 characters") String text,
     Tier tier,
-    @Size(max = 32) @Pattern(regexp = ID_PATTERN, message = ID_MESSAGE) String channel) {
+    @Size(max = 32) @Pattern(regexp = ID_PATTERN, message = ID_MESSAGE) String channel,
+    @Min(value = 1, message = "must be at least 1") Integer patienceSeconds,
+    Boolean upgrade) {
+
+  public AskRequest(
+      String sessionId, String userId, String clientMsgId, String text, Tier tier, String channel) {
+    this(sessionId, userId, clientMsgId, text, tier, channel, null, null);
+  }
 
   public static final int MAX_TEXT_LENGTH = 2000;
   static final String ID_PATTERN = "[A-Za-z0-9._:@-]*";

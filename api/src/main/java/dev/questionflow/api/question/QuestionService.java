@@ -4,6 +4,7 @@ import dev.questionflow.activities.redis.LazyRedis;
 import dev.questionflow.activities.session.SessionActivitiesImpl;
 import dev.questionflow.api.config.CsProperties;
 import dev.questionflow.api.security.Requester;
+import dev.questionflow.api.web.InvalidFieldException;
 import dev.questionflow.workflows.SearchAttributes;
 import dev.questionflow.workflows.lane.Priorities;
 import dev.questionflow.workflows.question.Question;
@@ -52,6 +53,7 @@ public class QuestionService {
   private final RecentSubmits recent;
   private final StatusReads statusReads;
   private final boolean eagerStart;
+  private final CsProperties.Patience patience;
 
   public QuestionService(
       WorkflowClient client,
@@ -85,6 +87,7 @@ public class QuestionService {
             .register(meters);
     this.taskQueue = properties.taskQueue();
     this.eagerStart = properties.api().eagerStart();
+    this.patience = properties.patience();
     CsProperties.Ladder ladder = properties.ladder();
     CsProperties.Llm.Backup backup = properties.llm().backup();
     this.policy =
@@ -127,6 +130,7 @@ public class QuestionService {
     String sessionKey = SessionKeys.of(requester.name(), request.userId(), request.sessionId());
     Tier tier = request.tier() == null ? Tier.STANDARD : request.tier();
     int priority = tier == Tier.VIP ? VIP_PRIORITY : DEFAULT_PRIORITY;
+    QuestionPolicy questionPolicy = policyFor(request, tier);
     // the SDK's own MDC key, so API and worker lines of one question share the field (requestId:
     // RequestIdFilter)
     MDC.put(WORKFLOW_ID_LOG_KEY, workflowId);
@@ -145,7 +149,7 @@ public class QuestionService {
               request.channel() == null ? "web" : request.channel(),
               requestId,
               priority,
-              policy,
+              questionPolicy,
               requester.name());
       QuestionWorkflow workflow =
           client.newWorkflowStub(
@@ -205,6 +209,24 @@ public class QuestionService {
     } finally {
       MDC.remove(WORKFLOW_ID_LOG_KEY);
     }
+  }
+
+  /**
+   * The question's own deadline, in its workflow input (durable): the configured patience of its
+   * tier, or less if the caller asks for less; more is a 400 (it would outwait the customer the
+   * configuration speaks for).
+   */
+  private QuestionPolicy policyFor(AskRequest request, Tier tier) {
+    long most = patience.queueSecondsFor(tier == Tier.VIP);
+    Integer asked = request.patienceSeconds();
+    if (asked != null && asked > most) {
+      throw new InvalidFieldException(
+          "patienceSeconds",
+          "must be at most " + most + " (the configured patience of a " + tier + " question)");
+    }
+    return policy.withPatience(
+        asked == null ? most : asked,
+        Boolean.TRUE.equals(request.upgrade()) ? patience.upgrade().toSeconds() : 0);
   }
 
   /**

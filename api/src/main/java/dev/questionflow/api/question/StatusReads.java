@@ -41,11 +41,17 @@ import org.springframework.stereotype.Component;
  *   <li>waiting for a model: the position in the lane's ledger in Redis (the line the lane serves),
  *       the ETA from the lane's rate, read fresh at every poll and from Redis alone (the intent is
  *       kept from the question's first description);
- *   <li>handed over and waiting for a person: the answer in the workflow's memo;
+ *   <li>handed over and waiting for a person, or answered quickly and waiting for an upgrade: the
+ *       answer in the workflow's memo;
  *   <li>finished: the workflow's result (its close event).
  * </ul>
  *
  * <p>Only a handed-over question started before the memo existed falls back to the query.
+ *
+ * <p>The ledger is a cache: Redis may lose a removal (a restart from its append-only file). An
+ * entry past its question's queue deadline cannot be waiting (no call starts after it), so such an
+ * answer is checked against the workflow's description, and an entry whose question is no longer
+ * waiting is removed.
  */
 @Component
 class StatusReads {
@@ -65,6 +71,7 @@ class StatusReads {
   private final LaneLedgerActivities lanes;
   private final List<String> laneQueues;
   private final Map<Source, Counter> reads = new EnumMap<>(Source.class);
+  private final Counter stale;
 
   /**
    * The intent of recently read questions (it never changes once set), so a waiting question's
@@ -90,6 +97,11 @@ class StatusReads {
         properties.lanes() == null
             ? List.of()
             : properties.lanes().values().stream().map(CsProperties.Lane::taskQueue).toList();
+    this.stale =
+        Counter.builder("cs_lane_ledger_stale_total")
+            .description("Lane ledger entries found past their deadline and removed")
+            .tag("by", "status-read")
+            .register(meters);
     for (Source source : Source.values()) {
       reads.put(
           source,
@@ -100,6 +112,9 @@ class StatusReads {
     }
   }
 
+  /** A ledger entry this long past its deadline is checked against Temporal. */
+  static final long DEADLINE_GRACE_MILLIS = 2_000;
+
   QuestionStatus read(String workflowId) {
     // a waiting question is read from Redis alone: the line is there, and the Temporal server is
     // busiest exactly when hundreds wait
@@ -107,7 +122,10 @@ class StatusReads {
     if (waiting != null) {
       return waiting;
     }
-    WorkflowExecutionDescription description = describe(workflowId);
+    return fromTemporal(workflowId, describe(workflowId));
+  }
+
+  private QuestionStatus fromTemporal(String workflowId, WorkflowExecutionDescription description) {
     var attributes = description.getTypedSearchAttributes();
     String stageName = attributes.get(SearchAttributes.STAGE);
     Stage stage = stageName == null ? Stage.RECEIVED : Stage.valueOf(stageName);
@@ -123,6 +141,11 @@ class StatusReads {
       default: // failed, terminated, timed out, cancelled
         count(Source.DESCRIPTION);
         return new QuestionStatus(workflowId, Stage.FAILED, null, null, intent, null);
+    }
+    if (stage == Stage.ANSWERED) { // running: a quick answer, an upgrade is expected
+      Answer quick = description.getMemo(QuestionWorkflow.ANSWER_MEMO, Answer.class, Answer.class);
+      count(Source.MEMO);
+      return new QuestionStatus(workflowId, stage, null, null, intent, quick, null, quick != null);
     }
     if (stage == Stage.TICKETED) {
       Answer handedOver =
@@ -153,11 +176,21 @@ class StatusReads {
     try {
       for (String lane : laneQueues) {
         LaneSnapshot snapshot = lanes.snapshotIfWaiting(lane, workflowId);
-        if (snapshot != null) {
-          count(Source.LEDGER);
-          return QuestionStatus.waiting(
-              workflowId, snapshot.position(), snapshot.etaSeconds(), intentOf(workflowId));
+        if (snapshot == null) {
+          continue;
         }
+        long deadline = lanes.deadlineIn(lane, workflowId);
+        if (deadline >= 0 && deadline + DEADLINE_GRACE_MILLIS < System.currentTimeMillis()) {
+          // past its deadline no call starts: the entry outlived its question's wait
+          stale.increment();
+          lanes.forget(lane, workflowId);
+          log.info("lane {}: removed an entry past its deadline from the ledger", lane);
+          return null;
+        }
+        count(Source.LEDGER);
+        return QuestionStatus.waiting(
+                workflowId, snapshot.position(), snapshot.etaSeconds(), intentOf(workflowId))
+            .withDeadline(deadline);
       }
       return null;
     } catch (RuntimeException e) {

@@ -29,8 +29,9 @@ import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 /**
  * Server-Sent Events for a question: polls its status (see StatusReads: no workflow task per poll)
  * and sends an event only when something changed. The stream ends with the final answer (or when
- * the question failed). Open streams are capped per owner and per instance: each one holds a
- * connection and polls.
+ * the question failed); a quick answer whose caller asked for an upgrade is sent as it comes, and
+ * the stream stays open for the fuller one (revision 2) or until the upgrade is given up. Open
+ * streams are capped per owner and per instance: each one holds a connection and polls.
  */
 @Component
 class StatusStreams {
@@ -200,9 +201,15 @@ class StatusStreams {
     lastSent.set(System.nanoTime());
     try {
       emitter.send(SseEmitter.event().name("status").data(status, MediaType.APPLICATION_JSON));
-      if (isFinal(status)) {
+      boolean answered =
+          status.stage() == Stage.ANSWERED
+              && status.answer() != null
+              && status.answer().level() != AnswerLevel.TICKET;
+      if (answered && (status.upgrading() || isFinal(status))) {
         emitter.send(
             SseEmitter.event().name("answer").data(status.answer(), MediaType.APPLICATION_JSON));
+      }
+      if (isFinal(status)) {
         emitter.complete();
         return true;
       }
@@ -217,11 +224,15 @@ class StatusStreams {
     }
   }
 
-  /** TICKETED is not final: a person's reply may still come and end the stream. */
+  /**
+   * TICKETED is not final: a person's reply may still come and end the stream; nor is a quick
+   * answer while its upgrade is expected.
+   */
   private static boolean isFinal(QuestionStatus status) {
     return status.stage() == Stage.ANSWERED
         && status.answer() != null
-        && status.answer().level() != AnswerLevel.TICKET;
+        && status.answer().level() != AnswerLevel.TICKET
+        && !status.upgrading();
   }
 
   @PreDestroy

@@ -166,6 +166,16 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
     return problem;
   }
 
+  @ExceptionHandler(InvalidFieldException.class)
+  ProblemDetail invalidField(InvalidFieldException ex) {
+    ProblemDetail problem =
+        ProblemDetail.forStatusAndDetail(
+            HttpStatus.BAD_REQUEST, ex.field() + ": " + ex.getMessage());
+    problem.setTitle("Invalid request");
+    problem.setProperty("errors", List.of(Map.of("field", ex.field(), "message", ex.getMessage())));
+    return problem;
+  }
+
   @ExceptionHandler(ConflictException.class)
   ProblemDetail conflict(ConflictException ex) {
     ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, ex.getMessage());

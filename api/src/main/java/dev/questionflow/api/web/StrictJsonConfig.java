@@ -9,9 +9,10 @@ import tools.jackson.databind.cfg.CoercionInputShape;
 import tools.jackson.databind.type.LogicalType;
 
 /**
- * A number or boolean where the API expects text, or a field the API does not know (a typo, or an
- * {@code agent} on a ticket reply that the server takes from the signed-in identity), is a client
- * error (400), not something to coerce or drop silently.
+ * A number or boolean where the API expects text, a number or text where it expects a boolean
+ * ({@code "upgrade": 2}), or a field the API does not know (a typo, or an {@code agent} on a ticket
+ * reply that the server takes from the signed-in identity), is a client error (400), not something
+ * to coerce or drop silently.
  */
 @Configuration(proxyBeanMethods = false)
 class StrictJsonConfig {
@@ -27,6 +28,13 @@ class StrictJsonConfig {
                     config
                         .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
                         .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
-                        .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail));
+                        .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail))
+            .withCoercionConfig(
+                LogicalType.Boolean,
+                config ->
+                    config
+                        .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
+                        .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
+                        .setCoercion(CoercionInputShape.String, CoercionAction.Fail));
   }
 }

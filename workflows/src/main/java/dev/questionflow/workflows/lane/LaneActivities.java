@@ -25,4 +25,22 @@ public interface LaneActivities {
    */
   @ActivityMethod
   LaneSnapshot laneSnapshot(LaneEntry entry);
+
+  /**
+   * Where the question would stand if it joined the lane now, without joining: {@link
+   * LaneSnapshot#position()} is how many of equal or higher priority wait, {@link
+   * LaneSnapshot#ratePerSecond()} the rate the lane serves them at (its rate, or less when its
+   * calls in flight are at their limit), so {@link LaneSnapshot#waitSeconds()} is the projected
+   * wait before the call would start. Read-only, so it can come before the call is scheduled
+   * without changing the order in which the question then joins.
+   */
+  @ActivityMethod
+  LaneSnapshot admission(LaneEntry entry);
+
+  /**
+   * The question left the lane without a call (its deadline, the budget, a breaker): its entry is
+   * removed at once rather than when it grows stale.
+   */
+  @ActivityMethod
+  void leaveLane(LaneEntry entry);
 }

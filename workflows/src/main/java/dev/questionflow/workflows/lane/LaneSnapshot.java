@@ -32,6 +32,11 @@ public record LaneSnapshot(
     return position >= 0;
   }
 
+  /** The projected wait before this question's call starts: those ahead at the service rate. */
+  public double waitSeconds() {
+    return position <= 0 ? 0 : position / Math.max(0.01, ratePerSecond);
+  }
+
   /**
    * The position projected to a later moment at the lane's rate, never below 0 (the caller's clock;
    * a query cannot add history events, so between snapshots the position is projected rather than

@@ -13,6 +13,9 @@ public final class Priorities {
   public static final int COMPLAINT = 8;
   public static final int DEFAULT = 5;
 
+  /** A fuller answer after a quick one: the lowest, never ahead of a new question. */
+  public static final int UPGRADE = 0;
+
   private Priorities() {}
 
   /** The SDK's {@code Priority} for a question of {@code priority} (its workflow or its steps). */

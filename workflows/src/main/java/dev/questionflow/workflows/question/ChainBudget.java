@@ -22,8 +22,18 @@ final class ChainBudget {
     return seconds;
   }
 
-  void restart() {
-    startedAt = Workflow.currentTimeMillis();
+  /**
+   * Version 1: the chain budget starts again after waiting for the session's earlier question
+   * (waiting is not processing). Asked only by questions that waited, so other histories carry no
+   * marker.
+   */
+  static final String BUDGET_AFTER_SESSION_WAIT = "budget-after-session-wait";
+
+  /** The question waited for its session's earlier one: the budget starts now (since version 1). */
+  void restartAfterSessionWait() {
+    if (Workflow.getVersion(BUDGET_AFTER_SESSION_WAIT, Workflow.DEFAULT_VERSION, 1) == 1) {
+      startedAt = Workflow.currentTimeMillis();
+    }
   }
 
   Duration left() {

@@ -1,12 +1,18 @@
 package dev.questionflow.workflows.question;
 
+import dev.questionflow.workflows.generation.GenerationActivities;
+import dev.questionflow.workflows.generation.GenerationRequest;
+import dev.questionflow.workflows.generation.GenerationResult;
 import dev.questionflow.workflows.lane.LaneActivities;
 import dev.questionflow.workflows.lane.LaneEntry;
 import dev.questionflow.workflows.lane.LaneSnapshot;
 import io.temporal.failure.ActivityFailure;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.CancellationScope;
 import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 
 /**
@@ -51,6 +57,50 @@ final class LaneLine {
       describeWait();
       progress.startWaiting();
     }
+  }
+
+  /**
+   * The lane call with its EnterLane beside it (both scheduled in one workflow task, so the
+   * ledger's order is the server's); the timer ({@code timerFor}, asked once the question's place
+   * is known) only while the call is still running then. The returned promise is completed unless
+   * the timer fired first, in which case the call is cancelled.
+   */
+  Promise<GenerationResult> callInLine(
+      GenerationActivities stub,
+      GenerationRequest request,
+      LaneActivities entries,
+      LaneEntry lane,
+      Supplier<Duration> timerFor) {
+    Promise<GenerationResult>[] call = new Promise[1];
+    Promise<LaneSnapshot>[] entered = new Promise[1];
+    CancellationScope scope =
+        Workflow.newCancellationScope(
+            () -> {
+              call[0] = Async.function(stub::generateAnswer, request);
+              entered[0] = Async.function(entries::enterLane, lane);
+            });
+    scope.run();
+    Workflow.await(() -> entered[0].isCompleted() || call[0].isCompleted());
+    LaneSnapshot place =
+        entered[0].isCompleted() ? ModelLane.snapshotOrNone(entered[0]::get) : null;
+    joined(QueueProjection.worthShowing(place) ? place : null, lane);
+    if (!call[0].isCompleted()) {
+      // the call takes a while: what the Web UI shows of the question catches up (a waiting
+      // question's stage change did that already)
+      progress.upsert();
+      Duration waitAtMost = timerFor.get();
+      Promise<?>[] timer = new Promise[1];
+      CancellationScope timerScope =
+          Workflow.newCancellationScope(() -> timer[0] = Workflow.newTimer(waitAtMost));
+      timerScope.run();
+      await(call[0], timer[0]);
+      timerScope.cancel();
+    }
+    // a call that finished first leaves its EnterLane to finish rather than be cancelled (its
+    // completion would land while the workflow completes and cost a workflow task retry)
+    Workflow.await(entered[0]::isCompleted);
+    scope.cancel(); // the abandoned model call, when the timer fired
+    return call[0];
   }
 
   /** Waits for the model call (or the budget timer), refreshing the queue position while queued. */

@@ -1,7 +1,13 @@
 package dev.questionflow.workflows.question;
 
 import dev.questionflow.workflows.SearchAttributes;
+import io.temporal.common.SearchAttributeUpdate;
 import io.temporal.workflow.Workflow;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 
@@ -24,6 +30,11 @@ final class Outcome {
   private final long startedAt;
   private Answer answer;
 
+  /** The tier the first answer is recorded for (null: questions from before first answers). */
+  private String firstAnswerTier;
+
+  private boolean upgrading;
+
   Outcome(SessionTurns sessions, Progress progress, long startedAt) {
     this.sessions = sessions;
     this.progress = progress;
@@ -34,11 +45,49 @@ final class Outcome {
     return answer;
   }
 
+  /** A quick answer was given and a fuller one is still expected. */
+  boolean upgrading() {
+    return upgrading;
+  }
+
+  /**
+   * From now on the first answer is recorded apart (search attributes {@code FirstAnswerAt} and
+   * {@code FirstAnswerLevel}, {@code cs_time_to_first_answer_seconds}): a question that is upgraded
+   * closes later than its customer got an answer.
+   */
+  void recordFirstAnswer(String tier) {
+    firstAnswerTier = tier;
+  }
+
+  /**
+   * A quick answer while the workflow goes on for a fuller one: shown at once (the memo serves
+   * status reads, as a handed-over question's answer).
+   */
+  void answerFirst(Answer result, Problems problems) {
+    upgrading = true;
+    finish(result, Stage.ANSWERED, problems);
+    Workflow.upsertMemo(Map.of(QuestionWorkflow.ANSWER_MEMO, result));
+  }
+
+  /** The upgrade is over: {@code upgraded} replaces the quick answer, or null when none came. */
+  Answer endUpgrade(Answer upgraded, Problems problems) {
+    upgrading = false;
+    if (upgraded == null) {
+      return answer;
+    }
+    Workflow.getMetricsScope()
+        .tagged(Map.of("level", upgraded.level().name()))
+        .counter("cs_answer_upgraded_total")
+        .inc(1);
+    return finish(upgraded.asRevision(2), Stage.ANSWERED, problems);
+  }
+
   /**
    * @param problems what went wrong on the way (the degradation metrics of an answer with a notice)
    */
   Answer finish(Answer result, Stage finalStage, Problems problems) {
     sessions.record(result);
+    boolean first = answer == null;
     answer = result;
     progress.set(finalStage);
     Progress.details(
@@ -48,9 +97,23 @@ final class Outcome {
                 + result.level()
                 + " level"
                 + (result.reason() == null ? "" : " (" + result.reason() + ")"));
-    progress.upsert(
-        SearchAttributes.ANSWER_LEVEL.valueSet(result.level().name()),
-        SearchAttributes.STAGE.valueSet(finalStage.name()));
+    List<SearchAttributeUpdate<?>> shown = new ArrayList<>();
+    shown.add(SearchAttributes.ANSWER_LEVEL.valueSet(result.level().name()));
+    shown.add(SearchAttributes.STAGE.valueSet(finalStage.name()));
+    if (first && firstAnswerTier != null) {
+      long now = Workflow.currentTimeMillis();
+      shown.add(
+          SearchAttributes.FIRST_ANSWER_AT.valueSet(
+              OffsetDateTime.ofInstant(Instant.ofEpochMilli(now), ZoneOffset.UTC)));
+      shown.add(SearchAttributes.FIRST_ANSWER_LEVEL.valueSet(result.level().name()));
+      Workflow.getMetricsScope()
+          .tagged(Map.of("level", result.level().name(), "tier", firstAnswerTier))
+          .timer("cs_time_to_first_answer")
+          .record(
+              com.uber.m3.util.Duration.ofMillis(
+                  now - Workflow.getInfo().getRunStartedTimestampMillis()));
+    }
+    progress.upsert(shown.toArray(new SearchAttributeUpdate<?>[0]));
     if (finalStage == Stage.TICKETED
         && Workflow.getVersion(TICKET_ANSWER_MEMO, Workflow.DEFAULT_VERSION, 1) == 1) {
       Workflow.upsertMemo(Map.of(QuestionWorkflow.ANSWER_MEMO, result));

@@ -24,6 +24,11 @@ import java.util.Map;
  * @param laneRefreshSeconds how often a waiting question refreshes its queue position from the
  *     lane's ledger (a local activity: O(1) history events per interval); between refreshes the
  *     status query projects it
+ * @param queuePatienceSeconds the longest this question may wait in a model's line before its call
+ *     starts (its queue deadline is its lane entry plus this); 0 = no deadline of its own
+ *     (questions accepted before deadlines: up to {@code maxQueueWaitSeconds})
+ * @param upgradePatienceSeconds the caller asked for a fuller model answer after a quick one: how
+ *     long that upgrade may wait in the line at the lowest priority; 0 = no upgrade
  */
 public record QuestionPolicy(
     long humanReplyWindowSeconds,
@@ -34,7 +39,9 @@ public record QuestionPolicy(
     DeadLetterPolicy deadLetter,
     Map<String, String> lanes,
     long maxQueueWaitSeconds,
-    long laneRefreshSeconds) {
+    long laneRefreshSeconds,
+    long queuePatienceSeconds,
+    long upgradePatienceSeconds) {
 
   public static final long DEFAULT_CHAIN_BUDGET_SECONDS = 30;
 
@@ -46,6 +53,48 @@ public record QuestionPolicy(
     lanes = lanes == null ? Map.of() : Map.copyOf(lanes);
     maxQueueWaitSeconds = maxQueueWaitSeconds <= 0 ? 60 : maxQueueWaitSeconds;
     laneRefreshSeconds = laneRefreshSeconds <= 0 ? 10 : laneRefreshSeconds;
+    queuePatienceSeconds = Math.max(0, Math.min(queuePatienceSeconds, maxQueueWaitSeconds));
+    upgradePatienceSeconds = Math.max(0, upgradePatienceSeconds);
+  }
+
+  public QuestionPolicy(
+      long humanReplyWindowSeconds,
+      String promisedReplyText,
+      long chainBudgetSeconds,
+      boolean backupModel,
+      List<String> criticalStages,
+      DeadLetterPolicy deadLetter,
+      Map<String, String> lanes,
+      long maxQueueWaitSeconds,
+      long laneRefreshSeconds) {
+    this(
+        humanReplyWindowSeconds,
+        promisedReplyText,
+        chainBudgetSeconds,
+        backupModel,
+        criticalStages,
+        deadLetter,
+        lanes,
+        maxQueueWaitSeconds,
+        laneRefreshSeconds,
+        0,
+        0);
+  }
+
+  /** This policy for one question: its queue patience, and its upgrade's (0: none). */
+  public QuestionPolicy withPatience(long queueSeconds, long upgradeSeconds) {
+    return new QuestionPolicy(
+        humanReplyWindowSeconds,
+        promisedReplyText,
+        chainBudgetSeconds,
+        backupModel,
+        criticalStages,
+        deadLetter,
+        lanes,
+        maxQueueWaitSeconds,
+        laneRefreshSeconds,
+        queueSeconds,
+        upgradeSeconds);
   }
 
   public QuestionPolicy(long humanReplyWindowSeconds, String promisedReplyText) {

@@ -8,17 +8,14 @@ import dev.questionflow.workflows.intent.IntentActivities;
 import dev.questionflow.workflows.intent.IntentResult;
 import dev.questionflow.workflows.lane.LaneSnapshot;
 import dev.questionflow.workflows.lane.Priorities;
-import dev.questionflow.workflows.retrieval.FaqHit;
 import dev.questionflow.workflows.retrieval.RetrievalActivities;
 import dev.questionflow.workflows.retrieval.RetrievalRequest;
 import dev.questionflow.workflows.retrieval.RetrievalResult;
 import dev.questionflow.workflows.session.SessionKeys;
-import dev.questionflow.workflows.template.TemplateActivities;
-import dev.questionflow.workflows.template.TemplateRequest;
-import io.temporal.common.SearchAttributeUpdate;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Workflow;
 import java.util.List;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 
 /**
@@ -41,27 +38,14 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
   static final String NO_KNOWLEDGE_NOTICE =
       "Answered without our knowledge base, which is unavailable right now.";
   static final String STANDARD_REPLY_NOTICE = "Simplified mode: this is our standard answer.";
+  static final String BUSY_NOTICE =
+      "Our assistant is busy right now, so this is our standard answer.";
   static final String COMPLAINT_INTENT = "complaint";
-
-  /**
-   * Version 1: the chain budget starts again after waiting for the session's earlier question
-   * (waiting is not processing). Asked only by questions that waited, so other histories carry no
-   * marker.
-   */
-  static final String BUDGET_AFTER_SESSION_WAIT = "budget-after-session-wait";
-
-  /**
-   * Version 1: search attributes the API set at start are not set again, and the stage and intent
-   * are held until the next change a person can see ({@link Progress#holdUpserts}): an answer from
-   * the FAQ costs one upsert instead of three.
-   */
-  static final String FEWER_UPSERTS = "fewer-upserts";
 
   private final IntentActivities intents = Workflow.newLocalActivityStub(IntentActivities.class);
   private final RetrievalActivities retrieval =
       Workflow.newLocalActivityStub(RetrievalActivities.class);
-  private final TemplateActivities templates =
-      Workflow.newLocalActivityStub(TemplateActivities.class);
+  private final FaqRung faq = new FaqRung();
   private final Progress progress = new Progress();
   private final SessionTurns sessions = new SessionTurns();
   private final Handover handover = new Handover();
@@ -85,26 +69,10 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
     // replay)
     String sessionKey = SessionKeys.of(question.caller(), question.userId(), question.sessionId());
     priority = question.priority();
-    progress.set(Stage.PROCESSING);
-    if (Workflow.getVersion(FEWER_UPSERTS, Workflow.DEFAULT_VERSION, 1) == 1) {
-      progress.holdUpserts();
-      progress.update(SearchAttributes.STAGE.valueSet(Stage.PROCESSING.name()));
-      if (!startedWithAttributesOf(question)) {
-        progress.update(startAttributes(question));
-      }
-    } else {
-      // also set by the API at start; repeated here so workflows started from elsewhere (CLI,
-      // tests) carry them
-      progress.update(
-          SearchAttributes.CUSTOMER_ID.valueSet(question.userId()),
-          SearchAttributes.SESSION_ID.valueSet(question.sessionId()),
-          SearchAttributes.PRIORITY.valueSet((long) question.priority()),
-          SearchAttributes.STAGE.valueSet(Stage.PROCESSING.name()));
-    }
+    progress.begin(question);
     Problems problems = new Problems();
-    if (sessions.awaitTurn(sessionKey, question.text(), policy)
-        && Workflow.getVersion(BUDGET_AFTER_SESSION_WAIT, Workflow.DEFAULT_VERSION, 1) == 1) {
-      budget.restart();
+    if (sessions.awaitTurn(sessionKey, question.text(), policy)) {
+      budget.restartAfterSessionWait();
     }
 
     Progress.details("classifying the intent and searching the FAQ");
@@ -117,10 +85,8 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
     }
     intent = classified.intent();
     modelsReported = classified;
-    if (COMPLAINT_INTENT.equals(intent)) {
-      priority =
-          Math.max(
-              priority, Priorities.COMPLAINT); // complaints are served before standard questions
+    if (COMPLAINT_INTENT.equals(intent)) { // complaints are served before standard questions
+      priority = Math.max(priority, Priorities.COMPLAINT);
     }
     progress.update(
         SearchAttributes.INTENT.valueSet(intent),
@@ -135,76 +101,99 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
       found = RetrievalResult.none("failed");
     }
 
+    // the customer's deadline in the models' lines; with an FAQ match the answer below the model
+    // is ready, so a question whose wait would not fit is answered from it at once (shed)
+    QueueDeadline deadline = null;
+    if (Workflow.getVersion(ModelLane.QUEUE_DEADLINES, Workflow.DEFAULT_VERSION, 1) == 1) {
+      outcome.recordFirstAnswer(QueueDeadline.tierOf(question));
+      deadline = QueueDeadline.of(policy, found.matched(), QueueDeadline.tierOf(question));
+    }
     GenerationResult generated =
-        generate(ModelFailures.PRIMARY, question.text(), found, sessionKey, problems);
+        generate(ModelFailures.PRIMARY, question.text(), found, sessionKey, problems, deadline);
     // an answer the output checks rejected was talked into it by the question: the backup model
     // would be asked the same question, so the FAQ answers instead (these failure types are newer
     // than every recorded history, so no version marker is needed)
     if (generated == null
         && policy.backupModel()
         && !budget.usedUp()
-        && !problems.has(ModelLane.OUTPUT_CHECK)) {
-      generated = generate(ModelFailures.BACKUP, question.text(), found, sessionKey, problems);
+        && !problems.has(ModelOutcome.OUTPUT_CHECK)) {
+      generated =
+          generate(ModelFailures.BACKUP, question.text(), found, sessionKey, problems, deadline);
     }
     if (generated != null) {
-      AnswerLevel level = found.matched() ? AnswerLevel.RAG : AnswerLevel.LLM;
-      String faqId = found.matched() ? found.best().faqId() : null;
-      String notice = withoutKnowledge ? NO_KNOWLEDGE_NOTICE : null;
       return outcome.finish(
-          new Answer(generated.text(), level, faqId, null, notice, problems.reason()),
+          ModelOutcome.answer(generated, found, withoutKnowledge, problems),
           Stage.ANSWERED,
           problems);
     }
 
     if (found.matched()) {
-      return outcome.finish(faqAnswer(question, found, problems), Stage.ANSWERED, problems);
+      if (!lane.busy()) {
+        return outcome.finish(faq.rendered(question, found, problems), Stage.ANSWERED, problems);
+      }
+      // prepared below the model, given without another activity: the model's line is too long
+      Answer quick = FaqRung.prepared(found, problems).withNotice(BUSY_NOTICE);
+      if (policy.upgradePatienceSeconds() == 0) {
+        return outcome.finish(quick, Stage.ANSWERED, problems);
+      }
+      outcome.answerFirst(quick, problems);
+      return upgrade(question.text(), found, sessionKey, withoutKnowledge, policy);
     }
     problems.note("no FAQ match");
     return handOver(question, found, policy, problems);
   }
 
-  /** The API sets these when it starts the workflow; the CLI or a test may not. */
-  private static boolean startedWithAttributesOf(Question question) {
-    var given = Workflow.getTypedSearchAttributes();
-    return question.userId().equals(given.get(SearchAttributes.CUSTOMER_ID))
-        && question.sessionId().equals(given.get(SearchAttributes.SESSION_ID))
-        && Long.valueOf(question.priority()).equals(given.get(SearchAttributes.PRIORITY));
-  }
-
-  private static SearchAttributeUpdate<?>[] startAttributes(Question question) {
-    return new SearchAttributeUpdate<?>[] {
-      SearchAttributes.CUSTOMER_ID.valueSet(question.userId()),
-      SearchAttributes.SESSION_ID.valueSet(question.sessionId()),
-      SearchAttributes.PRIORITY.valueSet((long) question.priority())
-    };
+  /**
+   * The caller asked for a fuller answer after a quick one: the question stays in the primary's
+   * line at the lowest priority (never ahead of a new question, shed first) for the upgrade's
+   * patience; the model's answer becomes revision 2.
+   */
+  private Answer upgrade(
+      String text,
+      RetrievalResult found,
+      String sessionKey,
+      boolean withoutKnowledge,
+      QuestionPolicy policy) {
+    Problems later = new Problems();
+    priority = Priorities.UPGRADE;
+    GenerationResult fuller =
+        generate(
+            ModelFailures.PRIMARY, text, found, sessionKey, later, QueueDeadline.upgrade(policy));
+    return outcome.endUpgrade(
+        fuller == null ? null : ModelOutcome.answer(fuller, found, withoutKnowledge, later), later);
   }
 
   private IntentResult classify(String text, Problems problems) {
-    try {
-      return intents.classifyIntent(text);
-    } catch (ActivityFailure e) {
-      problems.add("intent", Problems.failureType(e));
-      log.warn("intent stage failed: {}", Problems.failureType(e));
-      return null;
-    }
+    return optional("intent", () -> intents.classifyIntent(text), problems);
   }
 
   private RetrievalResult retrieve(String text, Problems problems) {
+    return optional(
+        "retrieval", () -> retrieval.retrieveFaq(new RetrievalRequest(text, TOP_K)), problems);
+  }
+
+  /** A stage's result, or null when it failed (added to problems). */
+  private static <T> T optional(String stage, Supplier<T> call, Problems problems) {
     try {
-      return retrieval.retrieveFaq(new RetrievalRequest(text, TOP_K));
+      return call.get();
     } catch (ActivityFailure e) {
-      problems.add("retrieval", Problems.failureType(e));
-      log.warn("retrieval stage failed: {}", Problems.failureType(e));
+      problems.add(stage, Problems.failureType(e));
+      log.warn("{} stage failed: {}", stage, Problems.failureType(e));
       return null;
     }
   }
 
   /**
    * One model's answer through its lane, grounded in the best FAQ match if there is one; null when
-   * it failed.
+   * it failed or did not start by the deadline (null: a question from before deadlines).
    */
   private GenerationResult generate(
-      String model, String text, RetrievalResult found, String sessionKey, Problems problems) {
+      String model,
+      String text,
+      RetrievalResult found,
+      String sessionKey,
+      Problems problems,
+      QueueDeadline deadline) {
     // a model known to be unable to answer gets no lane entry, call or timer: the question goes
     // straight down the ladder. Histories from before the report carry none, and call as they did.
     String down = modelsReported == null ? null : modelsReported.whyDown(model);
@@ -212,36 +201,12 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
       problems.add(model + " model", down);
       return null;
     }
-    List<FaqHit> knowledge = found.matched() ? List.of(found.best()) : List.of();
-    return lane.generate(
-        model, new GenerationRequest(text, knowledge, model, sessionKey), priority, problems);
-  }
-
-  /**
-   * The FAQ entry's standard answer (L3/L4): rendered by the template stage, or taken as is if that
-   * fails.
-   */
-  private Answer faqAnswer(Question question, RetrievalResult found, Problems problems) {
-    // the hot-entry cache needs no embedding model either: it is a keyword-level (L4) answer
-    AnswerLevel level =
-        RetrievalResult.SEMANTIC.equals(found.method()) ? AnswerLevel.FAQ : AnswerLevel.KEYWORD;
-    String reason = problems.reason();
-    try {
-      return templates
-          .renderFaqAnswer(
-              new TemplateRequest(found.best().faqId(), question.channel(), reason, level))
-          .withReason(reason);
-    } catch (ActivityFailure e) {
-      log.warn("template stage failed, giving the standard reply: {}", Problems.failureType(e));
-      problems.add("template", Problems.failureType(e));
-      return new Answer(
-          found.best().answer(),
-          level,
-          found.best().faqId(),
-          null,
-          STANDARD_REPLY_NOTICE,
-          problems.reason());
-    }
+    GenerationRequest request =
+        new GenerationRequest(
+            text, found.matched() ? List.of(found.best()) : List.of(), model, sessionKey);
+    return deadline == null
+        ? lane.generate(model, request, priority, problems)
+        : lane.generate(model, request, priority, problems, deadline);
   }
 
   private Answer handOver(
@@ -264,10 +229,15 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
     String workflowId = Workflow.getInfo().getWorkflowId();
     Answer answer = outcome == null ? null : outcome.answer();
     LaneSnapshot queued = lane == null ? null : lane.waiting();
+    long deadline = lane == null ? 0 : lane.deadline();
     if (progress.stage() == Stage.WAITING_IN_QUEUE && queued != null) {
       long at = asOfEpochMillis == null ? queued.atEpochMillis() : asOfEpochMillis;
-      return QuestionStatus.waiting(workflowId, queued.positionAt(at), queued.etaAt(at), intent);
+      return QuestionStatus.waiting(workflowId, queued.positionAt(at), queued.etaAt(at), intent)
+          .withDeadline(deadline);
     }
-    return new QuestionStatus(workflowId, progress.stage(), null, null, intent, answer);
+    boolean upgrading = outcome != null && outcome.upgrading();
+    return new QuestionStatus(
+            workflowId, progress.stage(), null, null, intent, answer, null, upgrading)
+        .withDeadline(deadline);
   }
 }

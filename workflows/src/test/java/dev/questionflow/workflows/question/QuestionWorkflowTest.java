@@ -500,6 +500,123 @@ class QuestionWorkflowTest {
     GoldenHistories.keep(client, "q-free", "lane-free");
   }
 
+  @Test
+  void aQuestionWhoseWaitWouldNotFitItsPatienceIsAnsweredFromTheFaqAtOnce() {
+    activities.match = CARD;
+    activities.modelReply = "Your card is on its way.";
+    activities.admissionAhead = 100; // 50 s at 2 calls/s, against 10 s of patience
+
+    Answer answer =
+        workflow("q-shed")
+            .answer(question("Where is my card?", withPrimaryLane().withPatience(10, 0)));
+
+    assertThat(answer.level()).isEqualTo(AnswerLevel.FAQ);
+    assertThat(answer.text()).isEqualTo(CARD.answer());
+    assertThat(answer.notice()).isEqualTo(QuestionWorkflowImpl.BUSY_NOTICE);
+    assertThat(answer.reason()).startsWith("primary model: busy, about 50 s in line");
+    assertThat(answer.revision()).isEqualTo(1);
+    assertThat(activities.modelCalls.get()).as("no call scheduled for a shed question").isZero();
+    assertThat(activities.laneEntries).isEmpty();
+    assertThat(eventsOf("q-shed", EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)).isZero();
+    assertThat(eventsOf("q-shed", EventType.EVENT_TYPE_TIMER_STARTED)).isZero();
+    GoldenHistories.keep(client, "q-shed", "shed");
+  }
+
+  @Test
+  void aQuestionWithoutAnFaqMatchIsNotShedButWaitsForTheModel() {
+    activities.modelReply = "Let me explain.";
+    activities.admissionAhead = 100;
+
+    Answer answer =
+        workflow("q-nomatch")
+            .answer(question("Something new", withPrimaryLane().withPatience(10, 0)));
+
+    assertThat(answer.level()).isEqualTo(AnswerLevel.LLM);
+    assertThat(activities.laneCalls.get()).isEqualTo(1);
+  }
+
+  @Test
+  void aCallTheLaneGateRefusesAtItsDeadlineIsAnsweredFromTheFaqWithoutARetry() {
+    activities.match = CARD;
+    activities.modelFailure =
+        ApplicationFailure.newNonRetryableFailure("deadline passed", ModelFailures.QUEUE_DEADLINE);
+
+    Answer answer =
+        workflow("q-gate")
+            .answer(question("Where is my card?", withPrimaryLane().withPatience(10, 0)));
+
+    assertThat(answer.level()).isEqualTo(AnswerLevel.FAQ);
+    assertThat(answer.notice()).isEqualTo(QuestionWorkflowImpl.BUSY_NOTICE);
+    assertThat(answer.reason()).isEqualTo("primary model: reached its queue deadline in line");
+    assertThat(activities.modelCalls.get()).isEqualTo(1);
+    assertThat(activities.leftLane).as("the gate took it out of the ledger").isEmpty();
+  }
+
+  @Test
+  void aCallNoWorkerStartedByTheDeadlineIsGivenUpAndItsEntryRemoved() {
+    activities.match = CARD;
+    activities.modelReply = "never asked";
+    QuestionPolicy nobodyServes =
+        new QuestionPolicy(
+                3600,
+                "We will reply within a day.",
+                30,
+                false,
+                List.of(),
+                null,
+                java.util.Map.of(ModelFailures.PRIMARY, "lane-without-worker"),
+                60,
+                10)
+            .withPatience(3, 0);
+
+    Answer answer = workflow("q-deadline").answer(question("Where is my card?", nobodyServes));
+
+    assertThat(answer.level()).isEqualTo(AnswerLevel.FAQ);
+    assertThat(answer.notice()).isEqualTo(QuestionWorkflowImpl.BUSY_NOTICE);
+    assertThat(activities.modelCalls.get()).isZero();
+    assertThat(activities.leftLane)
+        .singleElement()
+        .satisfies(e -> assertThat(e.lane()).isEqualTo("lane-without-worker"));
+    var timedOut =
+        client.fetchHistory("q-deadline").getEvents().stream()
+            .filter(e -> e.hasActivityTaskTimedOutEventAttributes())
+            .toList();
+    assertThat(timedOut).hasSize(1);
+    GoldenHistories.keep(client, "q-deadline", "deadline-in-line");
+  }
+
+  @Test
+  void anUpgradeFollowsAQuickAnswerAtTheLowestPriority() {
+    activities.match = CARD;
+    activities.modelReply = "Your card was posted yesterday and arrives on Friday.";
+    activities.admissionAhead = 100; // 50 s: too long for 10 s, fits the upgrade's 120 s
+    activities.laneGate = new java.util.concurrent.CompletableFuture<>();
+
+    QuestionWorkflow workflow = workflow("q-upgrade");
+    WorkflowClient.start(
+        workflow::answer, question("Where is my card?", withPrimaryLane().withPatience(10, 120)));
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> activities.modelCalls.get() == 1);
+    QuestionStatus quick = workflow.status(null);
+    activities.laneGate.complete(null);
+    Answer upgraded = client.newUntypedWorkflowStub("q-upgrade").getResult(Answer.class);
+
+    assertThat(quick.stage()).isEqualTo(Stage.ANSWERED);
+    assertThat(quick.upgrading()).isTrue();
+    assertThat(quick.answer().level()).isEqualTo(AnswerLevel.FAQ);
+    assertThat(quick.answer().revision()).isEqualTo(1);
+    assertThat(quick.answer().notice()).isEqualTo(QuestionWorkflowImpl.BUSY_NOTICE);
+    assertThat(upgraded.level()).isEqualTo(AnswerLevel.RAG);
+    assertThat(upgraded.revision()).isEqualTo(2);
+    assertThat(upgraded.text()).isEqualTo(activities.modelReply);
+    assertThat(activities.laneEntries)
+        .singleElement()
+        .satisfies(e -> assertThat(e.priorityKey()).as("the lowest").isEqualTo(5));
+    assertThat(activities.turns).as("the session's turn is the first answer").hasSize(1);
+    GoldenHistories.keep(client, "q-upgrade", "upgraded");
+  }
+
   private long eventsOf(String workflowId, EventType type) {
     return client.fetchHistory(workflowId).getEvents().stream()
         .filter(e -> e.getEventType() == type)
@@ -818,6 +935,22 @@ class QuestionWorkflowTest {
     public LaneSnapshot laneSnapshot(LaneEntry entry) {
       snapshots.incrementAndGet();
       return snapshot();
+    }
+
+    /** Those of equal or higher priority the admission reports ahead, at 2 calls/s. */
+    volatile long admissionAhead;
+
+    final List<LaneEntry> leftLane = new CopyOnWriteArrayList<>();
+
+    @Override
+    public LaneSnapshot admission(LaneEntry entry) {
+      long ahead = admissionAhead;
+      return new LaneSnapshot(ahead, 2.0, 100, (ahead + 1) / 2.0 + 0.1, System.currentTimeMillis());
+    }
+
+    @Override
+    public void leaveLane(LaneEntry entry) {
+      leftLane.add(entry);
     }
 
     private LaneSnapshot snapshot() {

@@ -40,15 +40,15 @@ class GoldenHistoryReplayTest {
           "dead-letter-question",
           "dead-letter-redelivery",
           "session-wait",
-          // recorded before ModelLane.LANE_ENTRY_WITH_CALL and
-          // QuestionWorkflowImpl.BUDGET_AFTER_SESSION_WAIT
+          // recorded before LaneCallsBeforeDeadlines.LANE_ENTRY_WITH_CALL and
+          // ChainBudget.BUDGET_AFTER_SESSION_WAIT
           // (version 1 each): still replayed, as workflows started before those changes must go on
           "priority-lane-wait-v0",
           "priority-complaint-v0",
           "session-wait-v0",
           // the models' health reported with the intent: no call to a model known to be down
           "faq-models-down",
-          // recorded before QuestionWorkflowImpl.FEWER_UPSERTS (version 1)
+          // recorded before Progress.FEWER_UPSERTS (version 1)
           "rag-before-fewer-upserts",
           "faq-before-fewer-upserts",
           "ticket-staff-reply-before-fewer-upserts",
@@ -64,7 +64,13 @@ class GoldenHistoryReplayTest {
           "priority-lane-wait-before-lane-timers",
           "priority-complaint-before-lane-timers",
           // first in line of a free lane: not shown as waiting, no timer
-          "lane-free");
+          "lane-free",
+          // with queue deadlines (ModelLane.QUEUE_DEADLINES; every history above is from before
+          // them): shed at admission, given up in line at the deadline, upgraded after a quick
+          // answer
+          "shed",
+          "deadline-in-line",
+          "upgraded");
 
   static Stream<String> goldenPaths() {
     return PATHS.stream();

@@ -1,0 +1,33 @@
+package dev.questionflow.workflows.question;
+
+import io.temporal.workflow.Workflow;
+
+/**
+ * A question's deadline in the models' lines: no model call of it starts later (the lane entry plus
+ * its patience). Part of the workflow's state, decided from its input, so it survives any instance.
+ *
+ * @param mayShed whether the question may be answered below the model at admission (it has a
+ *     prepared answer); one without waits for the model until its deadline, then is handed over
+ * @param tier {@code standard}, {@code vip} or {@code upgrade}, for the metrics
+ */
+record QueueDeadline(long atEpochMillis, boolean mayShed, String tier) {
+
+  /** From now, the question's queue patience (questions without one: the longest queue wait). */
+  static QueueDeadline of(QuestionPolicy policy, boolean mayShed, String tier) {
+    long patience =
+        policy.queuePatienceSeconds() > 0
+            ? policy.queuePatienceSeconds()
+            : policy.maxQueueWaitSeconds();
+    return new QueueDeadline(Workflow.currentTimeMillis() + patience * 1000, mayShed, tier);
+  }
+
+  /** An upgrade's: from now, the upgrade's patience; shed first. */
+  static QueueDeadline upgrade(QuestionPolicy policy) {
+    return new QueueDeadline(
+        Workflow.currentTimeMillis() + policy.upgradePatienceSeconds() * 1000, true, "upgrade");
+  }
+
+  static String tierOf(Question question) {
+    return question.tier() == Question.Tier.VIP ? "vip" : "standard";
+  }
+}
