@@ -220,6 +220,11 @@ public final class InMemoryLaneLedger implements LaneLedger {
   private record Lease(String owner, long expiresAt) {}
 
   @Override
+  public String epoch() {
+    return "memory";
+  }
+
+  @Override
   public String kind() {
     return "in-memory";
   }

@@ -130,8 +130,13 @@ public final class LaneGate implements ModelCallGate, AutoCloseable {
     if (log.isDebugEnabled()) {
       log.debug("lane {}: call released at {} (epoch ms)", lane, System.currentTimeMillis());
     }
-    String workflowId = info.getWorkflowId();
-    ledgerWrites.execute(() -> quietly(() -> ledger.started(lane, workflowId)));
+    String member = member(info);
+    ledgerWrites.execute(() -> quietly(() -> ledger.started(lane, member)));
+  }
+
+  /** The call's question (or its upgrade) in the lane's ledger. */
+  private static String member(ActivityInfo info) {
+    return Priorities.ledgerMember(info.getWorkflowId(), priorityKey(info));
   }
 
   /**
@@ -173,8 +178,8 @@ public final class LaneGate implements ModelCallGate, AutoCloseable {
   }
 
   private DeadlinePassed notInTime(String lane, ActivityInfo info, String doing) {
-    String workflowId = info.getWorkflowId();
-    quietly(() -> ledger.leave(lane, workflowId));
+    String member = member(info);
+    quietly(() -> ledger.leave(lane, member));
     return new DeadlinePassed(
         "lane " + lane + ": the question's queue deadline passed " + doing + ", not calling");
   }
@@ -205,8 +210,8 @@ public final class LaneGate implements ModelCallGate, AutoCloseable {
   public void notCalled() {
     ActivityInfo info = laneCall();
     if (info != null) {
-      String workflowId = info.getWorkflowId();
-      quietly(() -> ledger.leave(info.getActivityTaskQueue(), workflowId));
+      String member = member(info);
+      quietly(() -> ledger.leave(info.getActivityTaskQueue(), member));
     }
   }
 

@@ -103,6 +103,12 @@ public interface LaneLedger {
   String kind();
 
   /**
+   * The store's current life: changes when it restarted (Redis's run ID), after which removals of
+   * its last moments may have been lost and entries may have come back.
+   */
+  String epoch();
+
+  /**
    * @param calls finished calls, @param successes of those, @param meanLatencyMillis their mean
    *     duration
    */

@@ -86,6 +86,26 @@ public class LaneLedgerActivities implements LaneActivities {
     return ledger.deadline(lane, workflowId);
   }
 
+  /** The ledger's current life ({@link LaneLedger#epoch}), asked at most once a second. */
+  public String ledgerEpoch() {
+    long now = clock.millis();
+    String[] known = epoch;
+    if (known == null || now - Long.parseLong(known[1]) >= 1000) {
+      String current;
+      try {
+        current = ledger.epoch();
+      } catch (RuntimeException e) {
+        current = "unavailable";
+      }
+      epoch = new String[] {current, Long.toString(now)};
+      return current;
+    }
+    return known[0];
+  }
+
+  /** The last epoch asked and when (epoch ms). */
+  private volatile String[] epoch;
+
   /** Removes a question's entry, e.g. one whose question closed (the ledger is only a cache). */
   public void forget(String lane, String workflowId) {
     ledger.leave(lane, workflowId);

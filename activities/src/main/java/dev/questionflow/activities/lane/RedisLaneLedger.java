@@ -372,6 +372,17 @@ public final class RedisLaneLedger implements LaneLedger {
   }
 
   @Override
+  public String epoch() {
+    String info = redis.get().info("server");
+    for (String line : info.split("\r?\n")) {
+      if (line.startsWith("run_id:")) {
+        return line.substring("run_id:".length()).strip();
+      }
+    }
+    return "unknown";
+  }
+
+  @Override
   public String kind() {
     return "redis";
   }

@@ -1,5 +1,7 @@
 package dev.questionflow.api.question;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.questionflow.activities.lane.LaneLedgerActivities;
 import dev.questionflow.api.config.CsProperties;
 import dev.questionflow.workflows.SearchAttributes;
@@ -15,10 +17,12 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.temporal.api.common.v1.Payloads;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.HistoryEventFilterType;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.workflowservice.v1.GetWorkflowExecutionHistoryRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionDescription;
 import io.temporal.client.WorkflowNotFoundException;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -48,10 +52,11 @@ import org.springframework.stereotype.Component;
  *
  * <p>Only a handed-over question started before the memo existed falls back to the query.
  *
- * <p>The ledger is a cache: Redis may lose a removal (a restart from its append-only file). An
- * entry past its question's queue deadline cannot be waiting (no call starts after it), so such an
- * answer is checked against the workflow's description, and an entry whose question is no longer
- * waiting is removed.
+ * <p>The ledger is a cache: Redis may lose a removal (a restart from its append-only file). So an
+ * entry past its question's queue deadline, which cannot be waiting (no call starts after it), is
+ * removed and the status read from Temporal; and a question the ledger still shows waiting after
+ * the ETA a previous read gave it is checked against its description: if the workflow closed or has
+ * an answer, its entry is removed and Temporal's status is the answer.
  */
 @Component
 class StatusReads {
@@ -97,6 +102,8 @@ class StatusReads {
         properties.lanes() == null
             ? List.of()
             : properties.lanes().values().stream().map(CsProperties.Lane::taskQueue).toList();
+    this.distrustFor =
+        properties.patience().upgrade().plus(properties.flowControl().maxQueueWait()).toMillis();
     this.stale =
         Counter.builder("cs_lane_ledger_stale_total")
             .description("Lane ledger entries found past their deadline and removed")
@@ -114,6 +121,23 @@ class StatusReads {
 
   /** A ledger entry this long past its deadline is checked against Temporal. */
   static final long DEADLINE_GRACE_MILLIS = 2_000;
+
+  /** A question still shown waiting this long after the ETA it was given is checked. */
+  static final long ETA_GRACE_MILLIS = 1_000;
+
+  /**
+   * Until when (epoch ms) ledger answers are checked against Temporal: for the longest a question
+   * can wait in a line after this instance started or the ledger's store restarted (its removals of
+   * the last moments may have been lost, and entries of finished questions come back).
+   */
+  private volatile long distrustUntil;
+
+  private volatile String ledgerEpoch;
+  private final long distrustFor;
+
+  /** When each recently read waiting question was due to leave the line (epoch ms). */
+  private final Cache<String, Long> dueBy =
+      Caffeine.newBuilder().maximumSize(10_000).expireAfterWrite(Duration.ofMinutes(10)).build();
 
   QuestionStatus read(String workflowId) {
     // a waiting question is read from Redis alone: the line is there, and the Temporal server is
@@ -187,6 +211,19 @@ class StatusReads {
           log.info("lane {}: removed an entry past its deadline from the ledger", lane);
           return null;
         }
+        long now = System.currentTimeMillis();
+        Long due = dueBy.getIfPresent(workflowId);
+        if (!ledgerTrusted(now) || due != null && now > due + ETA_GRACE_MILLIS) {
+          WorkflowExecutionDescription truth = describe(workflowId);
+          if (!stillInLine(truth)) {
+            stale.increment();
+            lanes.forget(lane, workflowId);
+            dueBy.invalidate(workflowId);
+            log.info("lane {}: removed the entry of a question that left the line", lane);
+            return fromTemporal(workflowId, truth);
+          }
+        }
+        dueBy.put(workflowId, now + (long) (snapshot.etaSeconds() * 1000));
         count(Source.LEDGER);
         return QuestionStatus.waiting(
                 workflowId, snapshot.position(), snapshot.etaSeconds(), intentOf(workflowId))
@@ -197,6 +234,29 @@ class StatusReads {
       log.warn("lane ledger unavailable, reading the status from Temporal: {}", e.toString());
       return null;
     }
+  }
+
+  /** Whether ledger answers are taken as they are (see {@link #distrustUntil}). */
+  private boolean ledgerTrusted(long now) {
+    String epoch = lanes.ledgerEpoch();
+    if (!epoch.equals(ledgerEpoch)) {
+      if (ledgerEpoch != null) {
+        log.warn("the lane ledger's store restarted: checking its answers against Temporal");
+        distrustUntil = now + distrustFor;
+      }
+      ledgerEpoch = epoch;
+    }
+    return now >= distrustUntil;
+  }
+
+  /** Whether what the workflow last published agrees with a place in a model's line. */
+  private static boolean stillInLine(WorkflowExecutionDescription description) {
+    String stage = description.getTypedSearchAttributes().get(SearchAttributes.STAGE);
+    return description.getStatus() == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING
+        && (stage == null
+            || Stage.valueOf(stage) == Stage.WAITING_IN_QUEUE
+            || Stage.valueOf(stage) == Stage.PROCESSING
+            || Stage.valueOf(stage) == Stage.RECEIVED);
   }
 
   private String intentOf(String workflowId) {

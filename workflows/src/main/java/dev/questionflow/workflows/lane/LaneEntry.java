@@ -3,6 +3,8 @@ package dev.questionflow.workflows.lane;
 /**
  * @param lane the model lane's task queue (the ledger's key: deployments sharing a Redis stay
  *     apart)
+ * @param workflowId who waits: the question's workflow ID, or its upgrade's ledger member ({@link
+ *     Priorities#ledgerMember})
  * @param priorityKey Temporal priority key (1 = served first), see {@link Priorities}
  * @param deadlineEpochMillis the question's queue deadline: its call does not start after it, so an
  *     entry older than that is stale (0 = none, entries of questions from before deadlines)

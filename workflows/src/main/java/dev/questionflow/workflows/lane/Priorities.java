@@ -16,6 +16,15 @@ public final class Priorities {
   /** A fuller answer after a quick one: the lowest, never ahead of a new question. */
   public static final int UPGRADE = 0;
 
+  /**
+   * Who waits in a lane's ledger for a call at {@code priorityKey}: the question itself, or for an
+   * upgrade (the lowest key) its upgrade, kept apart so that a status read does not take the
+   * upgrade's place in line for the question, which already has its answer.
+   */
+  public static String ledgerMember(String workflowId, int priorityKey) {
+    return priorityKey == toTemporalKey(UPGRADE) ? workflowId + "/upgrade" : workflowId;
+  }
+
   private Priorities() {}
 
   /** The SDK's {@code Priority} for a question of {@code priority} (its workflow or its steps). */

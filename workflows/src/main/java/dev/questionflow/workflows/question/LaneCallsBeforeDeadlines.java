@@ -138,7 +138,8 @@ final class LaneCallsBeforeDeadlines {
           () ->
               budget
                   .left()
-                  .plus(QueueProjection.allowance(line.shown(), policy.maxQueueWaitSeconds())));
+                  .plus(QueueProjection.allowance(line.shown(), policy.maxQueueWaitSeconds())),
+          true);
     }
     Promise<GenerationResult>[] call = new Promise[1];
     Promise<?>[] entryOrTimer = new Promise[1];

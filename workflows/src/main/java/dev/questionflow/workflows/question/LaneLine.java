@@ -70,7 +70,8 @@ final class LaneLine {
       GenerationRequest request,
       LaneActivities entries,
       LaneEntry lane,
-      Supplier<Duration> timerFor) {
+      Supplier<Duration> timerFor,
+      boolean shown) {
     Promise<GenerationResult>[] call = new Promise[1];
     Promise<LaneSnapshot>[] entered = new Promise[1];
     CancellationScope scope =
@@ -83,11 +84,13 @@ final class LaneLine {
     Workflow.await(() -> entered[0].isCompleted() || call[0].isCompleted());
     LaneSnapshot place =
         entered[0].isCompleted() ? ModelLane.snapshotOrNone(entered[0]::get) : null;
-    joined(QueueProjection.worthShowing(place) ? place : null, lane);
+    joined(shown && QueueProjection.worthShowing(place) ? place : null, lane);
     if (!call[0].isCompleted()) {
       // the call takes a while: what the Web UI shows of the question catches up (a waiting
       // question's stage change did that already)
-      progress.upsert();
+      if (shown) {
+        progress.upsert();
+      }
       Duration waitAtMost = timerFor.get();
       Promise<?>[] timer = new Promise[1];
       CancellationScope timerScope =

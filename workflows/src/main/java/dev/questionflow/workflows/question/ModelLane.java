@@ -116,7 +116,8 @@ final class ModelLane {
     LaneEntry entry =
         new LaneEntry(
             laneQueue,
-            Workflow.getInfo().getWorkflowId(),
+            Priorities.ledgerMember(
+                Workflow.getInfo().getWorkflowId(), Priorities.toTemporalKey(priority)),
             Priorities.toTemporalKey(priority),
             deadline.atEpochMillis());
     if (left <= 0) {
@@ -149,8 +150,12 @@ final class ModelLane {
     LaneActivities entries =
         Workflow.newActivityStub(
             LaneActivities.class, ActivityOptions.newBuilder().setPriority(lanePriority).build());
-    deadlineShown = deadline.atEpochMillis();
-    Progress.details("asking the " + model + " model (lane " + laneQueue + ")");
+    if (!deadline.upgrade()) {
+      deadlineShown = deadline.atEpochMillis();
+      Progress.details("asking the " + model + " model (lane " + laneQueue + ")");
+    } else {
+      Progress.details("answered; asking the " + model + " model for a fuller answer");
+    }
     // the timer is the last resort: the call ends by itself within the budget once it started
     Promise<GenerationResult> call =
         line.callInLine(
@@ -161,7 +166,8 @@ final class ModelLane {
             () ->
                 Duration.ofMillis(
                         Math.max(0, deadline.atEpochMillis() - Workflow.currentTimeMillis()))
-                    .plusSeconds(budget.seconds()));
+                    .plusSeconds(budget.seconds()),
+            !deadline.upgrade());
     deadlineShown = 0;
     String failure = failureOf(call);
     if (!call.isCompleted() || failure != null && failure.startsWith("Timeout(SCHEDULE")) {

@@ -12,6 +12,8 @@ import io.temporal.workflow.Workflow;
  */
 record QueueDeadline(long atEpochMillis, boolean mayShed, String tier) {
 
+  private static final String UPGRADE = "upgrade";
+
   /** From now, the question's queue patience (questions without one: the longest queue wait). */
   static QueueDeadline of(QuestionPolicy policy, boolean mayShed, String tier) {
     long patience =
@@ -24,7 +26,12 @@ record QueueDeadline(long atEpochMillis, boolean mayShed, String tier) {
   /** An upgrade's: from now, the upgrade's patience; shed first. */
   static QueueDeadline upgrade(QuestionPolicy policy) {
     return new QueueDeadline(
-        Workflow.currentTimeMillis() + policy.upgradePatienceSeconds() * 1000, true, "upgrade");
+        Workflow.currentTimeMillis() + policy.upgradePatienceSeconds() * 1000, true, UPGRADE);
+  }
+
+  /** An upgrade's: its question has an answer, so its wait is not shown as the question's. */
+  boolean upgrade() {
+    return UPGRADE.equals(tier);
   }
 
   static String tierOf(Question question) {
