@@ -56,11 +56,38 @@ final class PeerContestants {
     ERROR
   }
 
-  /** What the chat back end learned about one question: when and at which level. */
-  record Result(Level level, long doneMicros, int attempts, String detail) {}
+  /**
+   * What the chat back end learned about one question: its first answer (for the naive bot and
+   * LiteLLM their only one), and for ours a model's answer that replaced a quick one.
+   *
+   * @param level the first answer's level
+   * @param firstMicros when the customer got the first answer (or saw the error); -1: never
+   * @param upgradeMicros when a model's answer replaced a quick (FAQ or keyword) first answer; -1:
+   *     none came
+   */
+  record Result(Level level, long firstMicros, int attempts, String detail, long upgradeMicros) {
 
-  /** A question as offered: its number in the scenario and its text (with the tag). */
-  record Question(int n, String text, long offeredMicros) {}
+    /** A first answer and no upgrade. */
+    Result(Level level, long firstMicros, int attempts, String detail) {
+      this(level, firstMicros, attempts, detail, -1);
+    }
+
+    boolean upgraded() {
+      return upgradeMicros >= 0;
+    }
+
+    /** When the customer got a model's answer, first or upgraded; -1: never. */
+    long modelAnswerMicros() {
+      return level == Level.FULL ? firstMicros : upgradeMicros;
+    }
+  }
+
+  /**
+   * A question as offered: its number in the scenario, its text (with the tag), whether its
+   * customer is a VIP and whether the back end asks for a fuller answer after a quick one (ours
+   * only: the others have neither tiers nor upgrades).
+   */
+  record Question(int n, String text, long offeredMicros, boolean vip, boolean upgrade) {}
 
   interface Contestant extends AutoCloseable {
     String name();
@@ -74,17 +101,26 @@ final class PeerContestants {
 
     /**
      * The outcomes of questions whose answers come later (ours: from Temporal visibility), by
-     * question number, once {@code deadlineMicros} passed or all are settled. Others: empty.
+     * question number, once {@code deadlineMicros} passed or every question has its first answer
+     * ({@code upgrades}: or once none is in progress, so the upgrades are in). Others: empty.
      */
-    default Map<Integer, Result> collect(long deadlineMicros) throws Exception {
+    default Map<Integer, Result> collect(long deadlineMicros, boolean upgrades) throws Exception {
       return Map.of();
     }
 
     /**
-     * Waits until nothing of the last scenario is left in the contestant (ours: no question in
-     * progress, an empty lane), so the next scenario starts from the same quiet state.
+     * Waits until no question of the last scenario is in progress in the contestant, so the next
+     * scenario starts from the same quiet state.
      */
     default void settle() throws Exception {}
+
+    /**
+     * The entries left in the contestant's lane ledger (ours), read after {@link #settle}; null
+     * when it has none.
+     */
+    default Long ledgerEntries() {
+      return null;
+    }
 
     /** The questions waiting in the contestant's own queue now, or -1 if it has none to read. */
     default long queueDepth() {
@@ -166,7 +202,8 @@ final class PeerContestants {
   }
 
   private static Result withAttempts(Result result, int attempts) {
-    return new Result(result.level(), result.doneMicros(), attempts, result.detail());
+    return new Result(
+        result.level(), result.firstMicros(), attempts, result.detail(), result.upgradeMicros());
   }
 
   private static Throwable rootCause(Throwable e) {
@@ -220,10 +257,20 @@ final class PeerContestants {
   // ---- ours
 
   /**
-   * Two instances of the packaged app on the dev server and Redis, the primary lane at the model's
-   * quota, the backup model configured. A question's outcome is read from Temporal visibility (its
-   * close time, answer level and stage), as a chat back end following the status URL would learn
-   * it, without polling load on the apps.
+   * A setting of ours that differs from the product's default, and why.
+   *
+   * @param shown the value as the report shows it (keys left out)
+   */
+  record Setting(String variable, String value, String shown, String why) {}
+
+  /**
+   * Two instances of the packaged app on the dev server and Redis, with the product's defaults
+   * except {@link Ours#settings}, the backup model configured. A question's outcome is read from
+   * Temporal visibility, as a chat back end following the status URL would learn it, without
+   * polling load on the apps: its first answer from {@code FirstAnswerAt} and {@code
+   * FirstAnswerLevel} (an app from before first answers: its close time and {@code AnswerLevel}),
+   * an upgrade from a workflow that closed with a model's {@code AnswerLevel} after a quick first
+   * answer.
    */
   static final class Ours implements Contestant {
     private final AppProcess first;
@@ -237,13 +284,78 @@ final class PeerContestants {
     private final Map<Integer, String> workflows = new java.util.concurrent.ConcurrentHashMap<>();
     private final Map<Integer, Integer> attempts = new java.util.concurrent.ConcurrentHashMap<>();
 
+    /** The levels of a model's answer and of a quick one. */
+    private static final java.util.Set<String> MODEL_LEVELS = java.util.Set.of("RAG", "LLM");
+
+    private static final java.util.Set<String> QUICK_LEVELS = java.util.Set.of("FAQ", "KEYWORD");
+
+    /** False once the server refused a query on FirstAnswerAt (an app from before it). */
+    private volatile boolean firstAnswersIndexed = true;
+
+    /**
+     * The settings that differ from the product's defaults (besides the wiring: a task queue of its
+     * own, the fake models' URLs, names and keys), each with its reason; the report lists them.
+     */
+    static List<Setting> settings(double quota) {
+      return List.of(
+          new Setting(
+              "LANE_PRIMARY_RATE",
+              String.valueOf((int) quota),
+              String.valueOf((int) quota),
+              "the primary's quota (the fake's token bucket), as an operator sets it; default 10"),
+          new Setting(
+              "LANE_BACKUP_RATE",
+              String.valueOf((int) PeersBenchmarkIT.BACKUP_QUOTA),
+              String.valueOf((int) PeersBenchmarkIT.BACKUP_QUOTA),
+              "the backup's quota (its fake's token bucket), as an operator sets it; default 5"),
+          new Setting(
+              "LANE_PRIMARY_MAX_CONCURRENT",
+              "100",
+              "100",
+              "the provider's limit of calls in flight, a cap across both instances (the fake"
+                  + " model has none; the naive bot's Tomcat has 200 threads); default 5"),
+          new Setting(
+              "CS_ACCESSLIMITS_PERIP_ENABLED",
+              "false",
+              "false",
+              "every question comes from 127.0.0.1: the per-IP limit would refuse them before the"
+                  + " lanes (as in the lane tests, FlowControlIT.laneEnv; the global limit stays"
+                  + " on)"),
+          new Setting(
+              "CS_ACCESSLIMITS_PERUSER_ENABLED",
+              "false",
+              "false",
+              "the benchmark's user IDs repeat from scenario to scenario and the limits are tested"
+                  + " elsewhere (AccessLimitsApiTest): the benchmark measures the lanes, not"
+                  + " admission (as in the lane tests)"),
+          new Setting(
+              "CALLER_API_KEYS",
+              "e2e-backend:" + AppProcess.CALLER_KEY + ":VIP",
+              "e2e-backend:…:VIP",
+              "the back end's key may assert the VIP tier; it does so for the overload's VIP"
+                  + " questions only (the others are standard: no tier sent)"));
+    }
+
     Ours(FakeModel primary, FakeModel backup, double quota, List<String> jvm) throws Exception {
       taskQueue = Infra.uniqueTaskQueue("peers");
-      Map<String, String> env = FlowControlIT.laneEnv(taskQueue, primary.baseUrl(), quota, 16);
+      Map<String, String> env = new HashMap<>();
+      env.put("TASK_QUEUE", taskQueue);
+      env.put("LLM_BASE_URL", primary.baseUrl());
+      env.put("LLM_MODEL", "fake-qwen");
+      for (Setting setting : settings(quota)) {
+        env.put(setting.variable(), setting.value());
+      }
       env.put("LLM_BACKUP_BASE_URL", backup.baseUrl());
       env.put("LLM_BACKUP_MODEL", "fake-backup");
       env.put("LLM_API_KEY", "bench");
       env.put("LLM_BACKUP_API_KEY", "bench");
+      // an experiment's extra settings (-Dpeers.ours.env=NAME=VALUE,...): never in a published run,
+      // whose settings are only those listed above
+      for (String pair : System.getProperty("peers.ours.env", "").split(",")) {
+        if (pair.contains("=")) {
+          env.put(pair.substring(0, pair.indexOf('=')), pair.substring(pair.indexOf('=') + 1));
+        }
+      }
       CompletableFuture<AppProcess> one = AppProcess.starting("peers-ours-1", env, jvm);
       CompletableFuture<AppProcess> two = AppProcess.starting("peers-ours-2", env, jvm);
       first = one.join();
@@ -258,13 +370,18 @@ final class PeerContestants {
     @Override
     public CompletableFuture<Result> ask(Question question, boolean retrying) {
       AppProcess app = question.n() % 2 == 0 ? first : second;
-      String body =
-          json(
-              Map.of(
-                  "sessionId", "peers-" + question.n() + "-" + question.offeredMicros(),
-                  "userId", "peers-user-" + question.n(),
-                  "clientMsgId", "m-" + question.n(),
-                  "text", question.text()));
+      Map<String, Object> fields = new java.util.LinkedHashMap<>();
+      fields.put("sessionId", "peers-" + question.n() + "-" + question.offeredMicros());
+      fields.put("userId", "peers-user-" + question.n());
+      fields.put("clientMsgId", "m-" + question.n());
+      fields.put("text", question.text());
+      if (question.vip()) {
+        fields.put("tier", "VIP");
+      }
+      if (question.upgrade()) {
+        fields.put("upgrade", true);
+      }
+      String body = json(fields);
       java.util.function.Supplier<CompletableFuture<HttpResponse<String>>> post =
           () -> {
             attempts.merge(question.n(), 1, Integer::sum);
@@ -304,6 +421,7 @@ final class PeerContestants {
       return accepted;
     }
 
+    /** The first answer is in (the stage stays ANSWERED while an upgrade is awaited). */
     private boolean answered(AppProcess app, String workflowId) {
       try {
         return "ANSWERED".equals(app.status(workflowId).path("stage").asText());
@@ -326,12 +444,13 @@ final class PeerContestants {
     }
 
     @Override
-    public Map<Integer, Result> collect(long deadlineMicros) throws Exception {
-      // until nothing is in progress (a ticket waits for a person: settled), or the deadline
+    public Map<Integer, Result> collect(long deadlineMicros, boolean upgrades) throws Exception {
+      // until every question has its first answer (a ticket waits for a person: settled) or, when
+      // upgrades were asked for, until nothing is in progress; at most until the deadline
       waitAtMost(
           Duration.ofNanos((deadlineMicros - BenchFigures.nowMicros()) * 1000),
           Duration.ofSeconds(1),
-          () -> running() == 0);
+          () -> (upgrades ? running() : withoutFirstAnswer()) == 0);
       Map<String, Integer> byId = new HashMap<>();
       workflows.forEach((n, id) -> byId.put(id, n));
       Map<Integer, Result> results = new HashMap<>();
@@ -359,28 +478,63 @@ final class PeerContestants {
       return results;
     }
 
+    /**
+     * A question's outcome from visibility. First answer: {@code FirstAnswerAt} and {@code
+     * FirstAnswerLevel} when set, else (an app from before first answers) the close time and {@code
+     * AnswerLevel}. Upgraded: a quick first answer (FAQ, KEYWORD) and a model's latest answer (RAG,
+     * LLM) in a closed workflow, at its close time.
+     */
     private static Result result(WorkflowExecutionInfo info, int attempts) {
       String stage = keyword(info, "Stage");
       String level = keyword(info, "AnswerLevel");
+      String firstLevel = keyword(info, "FirstAnswerLevel");
+      long firstAt = datetimeMicros(info, "FirstAnswerAt");
       boolean closed = info.hasCloseTime();
       long closeMicros =
           closed
               ? info.getCloseTime().getSeconds() * 1_000_000 + info.getCloseTime().getNanos() / 1000
               : -1;
-      if ("TICKETED".equals(stage) || "TICKET".equals(level)) {
+      String first = firstLevel != null ? firstLevel : level;
+      long firstMicros = firstAt >= 0 ? firstAt : closeMicros;
+      if ("TICKETED".equals(stage) || "TICKET".equals(first)) {
         return new Result(Level.TICKET, -1, attempts, "ticket");
       }
-      if (!closed) {
+      if (firstMicros < 0) {
         return new Result(Level.ERROR, -1, attempts, "no answer yet (" + stage + ")");
       }
-      return switch (level == null ? "" : level) {
-        case "RAG", "LLM" -> new Result(Level.FULL, closeMicros, attempts, level);
+      long upgradeMicros =
+          closed && QUICK_LEVELS.contains(firstLevel) && MODEL_LEVELS.contains(level)
+              ? closeMicros
+              : -1;
+      return switch (first == null ? "" : first) {
+        case "RAG", "LLM" -> new Result(Level.FULL, firstMicros, attempts, first);
         case "FAQ", "KEYWORD", "TEMPLATE" ->
-            new Result(Level.FALLBACK, closeMicros, attempts, level);
+            new Result(
+                Level.FALLBACK,
+                firstMicros,
+                attempts,
+                upgradeMicros >= 0 ? first + " then " + level : first,
+                upgradeMicros);
         default ->
             new Result(
-                Level.ERROR, closeMicros, attempts, "closed: " + info.getStatus() + " " + level);
+                Level.ERROR, firstMicros, attempts, "closed: " + info.getStatus() + " " + first);
       };
+    }
+
+    /**
+     * A Datetime search attribute (an ISO-8601 string in the payload) in epoch micros; -1: none.
+     */
+    private static long datetimeMicros(WorkflowExecutionInfo info, String name) {
+      String text = keyword(info, name);
+      if (text == null || text.isBlank()) {
+        return -1;
+      }
+      try {
+        java.time.Instant at = java.time.OffsetDateTime.parse(text).toInstant();
+        return at.getEpochSecond() * 1_000_000 + at.getNano() / 1000;
+      } catch (java.time.format.DateTimeParseException e) {
+        return -1;
+      }
     }
 
     private static String keyword(WorkflowExecutionInfo info, String name) {
@@ -395,18 +549,44 @@ final class PeerContestants {
       }
     }
 
-    /** Questions in progress: running and not handed to a person. */
+    /** Questions in progress: running and not handed to a person (an upgrade awaited too). */
     private long running() {
+      return count(
+          "TaskQueue = '"
+              + taskQueue
+              + "' AND ExecutionStatus = 'Running' AND Stage != 'TICKETED'");
+    }
+
+    /**
+     * Questions in progress without a first answer; an app from before first answers has no
+     * FirstAnswerAt search attribute (the server refuses the query): there, {@link #running}.
+     */
+    private long withoutFirstAnswer() {
+      if (firstAnswersIndexed) {
+        try {
+          return count(
+              "TaskQueue = '"
+                  + taskQueue
+                  + "' AND ExecutionStatus = 'Running' AND Stage != 'TICKETED'"
+                  + " AND FirstAnswerAt IS NULL");
+        } catch (io.grpc.StatusRuntimeException e) {
+          if (e.getStatus().getCode() != io.grpc.Status.Code.INVALID_ARGUMENT) {
+            throw e;
+          }
+          firstAnswersIndexed = false;
+        }
+      }
+      return running();
+    }
+
+    private long count(String query) {
       return temporal
           .getWorkflowServiceStubs()
           .blockingStub()
           .countWorkflowExecutions(
               io.temporal.api.workflowservice.v1.CountWorkflowExecutionsRequest.newBuilder()
                   .setNamespace(Infra.namespace())
-                  .setQuery(
-                      "TaskQueue = '"
-                          + taskQueue
-                          + "' AND ExecutionStatus = 'Running' AND Stage != 'TICKETED'")
+                  .setQuery(query)
                   .build())
           .getCount();
     }
@@ -416,10 +596,38 @@ final class PeerContestants {
       return ledger.sync().zcard("cs:lane:" + taskQueue + "-model-primary:waiting");
     }
 
+    /**
+     * Until no question is in progress (at most 3 minutes). The lanes' ledger is not waited for:
+     * what it still holds then is {@link #ledgerEntries}.
+     */
     @Override
     public void settle() throws Exception {
-      waitAtMost(
-          Duration.ofMinutes(3), Duration.ofSeconds(1), () -> running() == 0 && queueDepth() == 0);
+      waitAtMost(Duration.ofMinutes(3), Duration.ofSeconds(1), () -> running() == 0);
+    }
+
+    /**
+     * Entries in both lanes' ledgers: waiting, enqueued, started more than 60 s ago (younger ones
+     * are kept on purpose) and calls in flight. Once no question is in progress the product must
+     * have none left.
+     */
+    @Override
+    public Long ledgerEntries() {
+      long stale = System.currentTimeMillis() - 60_000;
+      var redis = ledger.sync();
+      long entries = 0;
+      for (String lane : List.of("primary", "backup")) {
+        String key = "cs:lane:" + taskQueue + "-model-" + lane + ":";
+        entries += redis.zcard(key + "waiting");
+        entries += redis.zcard(key + "enqueued");
+        entries +=
+            redis.zcount(
+                key + "started",
+                io.lettuce.core.Range.from(
+                    io.lettuce.core.Range.Boundary.unbounded(),
+                    io.lettuce.core.Range.Boundary.excluding(stale)));
+        entries += redis.zcard(key + "inflight");
+      }
+      return entries;
     }
 
     @Override

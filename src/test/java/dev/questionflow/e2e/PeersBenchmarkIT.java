@@ -38,10 +38,11 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * the dev server, Redis), a naive synchronous bot (bench/naive) and two LiteLLM proxies
  * (bench/litellm). One fake primary model with a provider's token bucket and 1-3 s latency, and a
  * backup with its own, each a process of its own that logs every call. Scenarios, one contestant at
- * a time: overload (5x the quota), an outage (the primary answers 500 for 30 s at 80 % of the
- * quota), a slow model (20 s for 30 s) and a retry storm (the slow model with back ends that retry
- * a failed or slow request once). {@code bin/bench peers [--quick]}; figures in {@link
- * PeersReport}.
+ * a time: overload (5x the quota, every 20th question a VIP), an outage (the primary answers 500
+ * for 30 s at 80 % of the quota), a slow model (20 s for 30 s), a retry storm (the slow model with
+ * back ends that retry a failed or slow request once) and a burst (10x the quota for 5 s, then 1
+ * question/s; ours' back end asks for upgrades). Customer time is read from each question's first
+ * answer. {@code bin/bench peers [--quick]}; figures in {@link PeersReport}.
  */
 @EnabledIfSystemProperty(named = "flow.bench", matches = "true")
 class PeersBenchmarkIT {
@@ -52,20 +53,147 @@ class PeersBenchmarkIT {
   private static final String LATENCY = "1000-3000";
   private static final Pattern TAG = Pattern.compile("#(\\d+) \\(([a-z-]+-[0-9a-f]{6})\\)");
 
+  /** Ours' collection waits this long after the last question when it waits for upgrades. */
+  static final Duration UPGRADE_WAIT = Duration.ofMinutes(3);
+
+  /** An upgrade counts in the burst's figures when it came this soon after its question. */
+  static final Duration UPGRADE_COUNTED = Duration.ofMinutes(2);
+
+  /** A stretch of the open-loop arrivals: {@code rate} questions per second for {@code seconds}. */
+  record Phase(double rate, int seconds) {
+    int count() {
+      return (int) Math.round(rate * seconds);
+    }
+  }
+
   /**
-   * A storm: questions per second for {@code seconds}, and the primary's fault from {@code
-   * eventFrom} to {@code eventTo} (seconds from the start; none when {@code faultOn} is null).
+   * A storm: its arrivals, phase after phase, and the primary's fault from {@code eventFrom} to
+   * {@code eventTo} (seconds from the start; none when {@code faultOn} is null). {@code vipEvery}:
+   * question n is a VIP when n % vipEvery == 0 (0: none); {@code upgrades}: ours' back end asks for
+   * a fuller answer after a quick one.
    */
   record Scenario(
       String id,
       String title,
-      double rate,
-      int seconds,
+      List<Phase> phases,
       int eventFrom,
       int eventTo,
       String faultOn,
       String faultOff,
-      boolean retrying) {}
+      boolean retrying,
+      int vipEvery,
+      boolean upgrades) {
+
+    /** One phase of {@code rate} questions/s for {@code seconds}, no VIPs, no upgrades. */
+    Scenario(
+        String id,
+        String title,
+        double rate,
+        int seconds,
+        int eventFrom,
+        int eventTo,
+        String faultOn,
+        String faultOff,
+        boolean retrying) {
+      this(
+          id,
+          title,
+          List.of(new Phase(rate, seconds)),
+          eventFrom,
+          eventTo,
+          faultOn,
+          faultOff,
+          retrying,
+          0,
+          false);
+    }
+
+    int seconds() {
+      return phases.stream().mapToInt(Phase::seconds).sum();
+    }
+
+    int count() {
+      return phases.stream().mapToInt(Phase::count).sum();
+    }
+
+    /** The phase question {@code n} is offered in. */
+    int phaseOf(int n) {
+      int first = 0;
+      for (int p = 0; p < phases.size(); p++) {
+        first += phases.get(p).count();
+        if (n < first) {
+          return p;
+        }
+      }
+      return phases.size() - 1;
+    }
+
+    /** When question {@code n} is due, in nanoseconds from the first. */
+    long dueNanos(int n) {
+      long start = 0;
+      int first = 0;
+      for (Phase phase : phases) {
+        if (n < first + phase.count()) {
+          return start + (long) ((n - first) * 1e9 / phase.rate());
+        }
+        first += phase.count();
+        start += phase.seconds() * 1_000_000_000L;
+      }
+      return start;
+    }
+
+    /** The seconds a phase begins at, after the first. */
+    List<Integer> phaseStarts() {
+      List<Integer> starts = new ArrayList<>();
+      int at = 0;
+      for (int p = 0; p + 1 < phases.size(); p++) {
+        at += phases.get(p).seconds();
+        starts.add(at);
+      }
+      return starts;
+    }
+
+    boolean vip(int n) {
+      return vipEvery > 0 && n % vipEvery == 0;
+    }
+
+    /** "25 questions/s for 60 s", phases joined by ", then ". */
+    String arrivals() {
+      List<String> parts = new ArrayList<>();
+      for (Phase phase : phases) {
+        parts.add(
+            String.format(
+                "%.0f question%s/s for %d s",
+                phase.rate(), phase.rate() == 1 ? "" : "s", phase.seconds()));
+      }
+      return String.join(", then ", parts);
+    }
+  }
+
+  /** The quota for 30 s (a quarter with --quick), the same for every contestant. */
+  static Scenario warmUp() {
+    return new Scenario(
+        "warm-up",
+        "Warm-up: the quota for 30 s",
+        List.of(new Phase(QUOTA, QUICK ? 8 : 30)),
+        0,
+        0,
+        null,
+        null,
+        false,
+        0,
+        false);
+  }
+
+  /** The scenarios named in {@code -Dpeers.scenarios} (all when unset), to try one alone. */
+  static List<Scenario> chosen(List<Scenario> all) {
+    String names = System.getProperty("peers.scenarios", "");
+    if (names.isBlank()) {
+      return all;
+    }
+    List<String> wanted = List.of(names.split(","));
+    return all.stream().filter(s -> wanted.contains(s.id())).toList();
+  }
 
   static List<Scenario> scenarios() {
     int scale = QUICK ? 4 : 1;
@@ -74,7 +202,16 @@ class PeersBenchmarkIT {
     int to = 50 / scale;
     return List.of(
         new Scenario(
-            "overload", "Overload: 5x the quota", QUOTA * 5, 60 / scale, 0, 0, null, null, false),
+            "overload",
+            "Overload: 5x the quota",
+            List.of(new Phase(QUOTA * 5, 60 / scale)),
+            0,
+            0,
+            null,
+            null,
+            false,
+            20,
+            false),
         new Scenario(
             "outage",
             "Outage: the primary answers 500 for 30 s, at 80 % of the quota",
@@ -89,6 +226,18 @@ class PeersBenchmarkIT {
         slowModel(
             "retry-storm",
             "Retry storm: the slow model, back ends retry a failed or slow (10 s) request once",
+            true),
+        // 10x the quota, then 1 question/s: does the line drain, and do quick answers get upgraded?
+        new Scenario(
+            "burst",
+            "Burst: 10x the quota for 5 s, then 1 question/s",
+            List.of(new Phase(QUOTA * 10, Math.max(1, 5 / scale)), new Phase(1, 55 / scale)),
+            0,
+            0,
+            null,
+            null,
+            false,
+            0,
             true));
   }
 
@@ -112,12 +261,16 @@ class PeersBenchmarkIT {
   /** One question's life as the back end saw it. */
   record Asked(Question question, Result result) {}
 
-  /** One second of a run: answers by level, model calls by status, queue, processes. */
+  /**
+   * One second of a run: first answers by level, upgrades (a model's answer after a quick one),
+   * model calls by status, queue, processes.
+   */
   record Second(
       int t,
       int full,
       int fallback,
       int errors,
+      int upgrades,
       int primaryOk,
       int primaryRefused,
       int primaryFailed,
@@ -128,12 +281,24 @@ class PeersBenchmarkIT {
       long rssMb,
       long threads) {}
 
-  /** A contestant's figures in a scenario. */
+  /**
+   * A contestant's figures in a scenario. Every "answered" figure is read from the customer's first
+   * answer. {@code ttfaP50}, {@code ttfaP99}: time to first answer over every question offered, one
+   * without an answer counting as never (null: the percentile falls on those); {@code p50} to
+   * {@code p99}: over the answered in 60 s. {@code vipsByModel}: VIP questions whose answer, first
+   * or upgraded, came from a model within 60 s. {@code upgrades}: model answers after a quick one
+   * (ours). {@code ledgerEntries}: ours' lane ledger entries once the scenario settled (null: no
+   * ledger). {@code burst}: the burst scenario's extra figures (null in the others).
+   */
   record Figures(
       String contestant,
       String scenario,
       int offered,
       int answered60s,
+      int answered15s,
+      int answered30s,
+      Double ttfaP50,
+      Double ttfaP99,
       int full60s,
       int fallback60s,
       int tickets,
@@ -141,15 +306,37 @@ class PeersBenchmarkIT {
       double p50,
       double p95,
       double p99,
+      int vips,
+      int vipsByModel,
+      int upgrades,
       int modelCalls,
       int refused,
       int failed,
       int wasted,
       double callsPerQuestion,
       int duplicates,
+      Long ledgerEntries,
       long peakRssMb,
       long peakThreads,
+      BurstFigures burst,
       List<Second> timeline) {}
+
+  /**
+   * The burst scenario's extra figures. Of the burst phase's questions, those whose first answer
+   * was not a model's ({@code quickAnswers}) and how many of them a model's answer replaced within
+   * 2 minutes of their offer ({@code upgradedIn2Min}); of the questions offered after the burst,
+   * those a model answered (first or upgraded) within 60 s, the p99 seconds from offer to that
+   * answer, and the p99 of the model's own latency on their calls (from the fake's call log; null:
+   * none).
+   */
+  record BurstFigures(
+      int burstQuestions,
+      int quickAnswers,
+      int upgradedIn2Min,
+      int afterQuestions,
+      int afterByModel,
+      Double afterModelAnswerP99,
+      Double modelLatencyP99) {}
 
   @Test
   void theSameStormsAgainstOursANaiveBotAndALiteLlmProxy() throws Exception {
@@ -178,7 +365,11 @@ class PeersBenchmarkIT {
                 "8")) {
       for (String name : contestants) {
         try (Contestant contestant = start(name.strip(), primary, backup)) {
-          for (Scenario scenario : scenarios()) {
+          // every contestant first serves the quota for a while, its figures not kept: the
+          // scenarios measure a warm service (JIT, the FAQ encoder, connections), as a deployed
+          // one is when a storm comes
+          run(contestant, warmUp(), primary, backup, questions);
+          for (Scenario scenario : chosen(scenarios())) {
             Figures figures = run(contestant, scenario, primary, backup, questions);
             System.out.println(PeersReport.line(figures));
             all.add(figures);
@@ -187,8 +378,8 @@ class PeersBenchmarkIT {
       }
     }
     double minutes = (System.nanoTime() - started) / 60e9;
-    PeersReport.write(all, scenarios(), minutes, Boolean.getBoolean("peers.docs"));
-    assertThat(all).hasSize(contestants.size() * scenarios().size());
+    PeersReport.write(all, chosen(scenarios()), minutes, Boolean.getBoolean("peers.docs"));
+    assertThat(all).hasSize(contestants.size() * chosen(scenarios()).size());
   }
 
   private static Contestant start(String name, FakeModel primary, FakeModel backup)
@@ -222,7 +413,7 @@ class PeersBenchmarkIT {
       List<String> texts)
       throws Exception {
     String tag = scenario.id() + "-" + UUID.randomUUID().toString().substring(0, 6);
-    int count = (int) Math.round(scenario.rate() * scenario.seconds());
+    int count = scenario.count();
     Map<Integer, Asked> asked = new ConcurrentHashMap<>();
     List<CompletableFuture<Void>> pending = new ArrayList<>();
     Map<Integer, long[]> samples = new ConcurrentHashMap<>(); // second -> {queue, rss, threads}
@@ -244,30 +435,37 @@ class PeersBenchmarkIT {
       clock.schedule(
           () -> fault(primary, scenario.faultOff()), scenario.eventTo(), TimeUnit.SECONDS);
     }
-    // open loop: question i is offered at t0 + i / rate, whatever the contestant is doing
+    // open loop: question i is offered at its phase's start + its place / the phase's rate,
+    // whatever the contestant is doing
     for (int i = 0; i < count; i++) {
-      long due = t0Nanos + (long) (i * 1e9 / scenario.rate());
+      long due = t0Nanos + scenario.dueNanos(i);
       LockSupport.parkNanos(due - System.nanoTime());
       String text = texts.get(i % texts.size()) + " #" + i + " (" + tag + ")";
-      Question question = new Question(i, text, BenchFigures.nowMicros());
+      Question question =
+          new Question(i, text, BenchFigures.nowMicros(), scenario.vip(i), scenario.upgrades());
       pending.add(
           contestant
               .ask(question, scenario.retrying())
               .thenAccept(result -> asked.put(question.n(), new Asked(question, result))));
     }
-    long deadline = BenchFigures.nowMicros() + PeerContestants.PATIENCE.toNanos() / 1000;
+    // the customers' patience after the last question; upgrades may take longer to come
+    long deadline =
+        BenchFigures.nowMicros()
+            + (scenario.upgrades() ? UPGRADE_WAIT : PeerContestants.PATIENCE).toNanos() / 1000;
     try {
       CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
           .get(PeerContestants.PATIENCE.toSeconds() + 10, TimeUnit.SECONDS);
     } catch (java.util.concurrent.TimeoutException e) {
       // the unfinished are counted as errors below
     }
-    Map<Integer, Result> later = contestant.collect(deadline);
+    Map<Integer, Result> later = contestant.collect(deadline, scenario.upgrades());
     clock.shutdownNow();
     fault(primary, "recover");
     fault(primary, "latency-ms=" + LATENCY);
-    // settle: nothing of this scenario left in the contestant before the next begins
+    // settle: no question of this scenario in progress before the next begins; what the lanes'
+    // ledger still holds then is measured, not waited for
     contestant.settle();
+    Long ledgerEntries = contestant.ledgerEntries();
     quiet(primary, backup);
     List<ModelCall> primaryCalls = tagged(primary.calls(), tag);
     List<ModelCall> backupCalls = tagged(backup.calls(), tag);
@@ -279,10 +477,21 @@ class PeersBenchmarkIT {
         result = later.getOrDefault(i, new Result(Level.ERROR, -1, 1, "no answer"));
       }
       Question q =
-          a == null ? new Question(i, "", t0 + (long) (i * 1e6 / scenario.rate())) : a.question();
+          a == null
+              ? new Question(
+                  i, "", t0 + scenario.dueNanos(i) / 1000, scenario.vip(i), scenario.upgrades())
+              : a.question();
       outcomes.add(new Asked(q, result));
     }
-    return figures(contestant.name(), scenario, t0, outcomes, primaryCalls, backupCalls, samples);
+    return figures(
+        contestant.name(),
+        scenario,
+        t0,
+        outcomes,
+        primaryCalls,
+        backupCalls,
+        samples,
+        ledgerEntries);
   }
 
   /** Until neither model got a call for 5 s (the last scenario's retries are over). */
@@ -340,36 +549,61 @@ class PeersBenchmarkIT {
       List<Asked> outcomes,
       List<ModelCall> primary,
       List<ModelCall> backup,
-      Map<Integer, long[]> samples) {
+      Map<Integer, long[]> samples,
+      Long ledgerEntries) {
     long patience = PeerContestants.PATIENCE.toNanos() / 1000;
     int answered = 0;
+    int answered15 = 0;
+    int answered30 = 0;
     int full = 0;
     int fallback = 0;
     int tickets = 0;
     int errors = 0;
+    int vips = 0;
+    int vipsByModel = 0;
+    int upgrades = 0;
     List<Double> seconds = new ArrayList<>();
-    int span = scenario.seconds() + (int) PeerContestants.PATIENCE.toSeconds() + 1;
+    List<Double> firstAnswers = new ArrayList<>(); // every question offered; never = infinity
+    int span =
+        scenario.seconds()
+            + (int) (scenario.upgrades() ? UPGRADE_WAIT : PeerContestants.PATIENCE).toSeconds()
+            + 1;
     int[] fullAt = new int[span];
     int[] fallbackAt = new int[span];
     int[] errorAt = new int[span];
+    int[] upgradeAt = new int[span];
     int[] waiting = new int[span];
     for (Asked a : outcomes) {
       Result r = a.result();
-      long took =
-          r.doneMicros() < 0 ? Long.MAX_VALUE : r.doneMicros() - a.question().offeredMicros();
+      long offered = a.question().offeredMicros();
+      long took = r.firstMicros() < 0 ? Long.MAX_VALUE : r.firstMicros() - offered;
       boolean inTime = took <= patience;
-      int offeredAt = (int) ((a.question().offeredMicros() - t0) / 1_000_000);
+      boolean answer = r.level() == Level.FULL || r.level() == Level.FALLBACK;
+      int offeredAt = (int) ((offered - t0) / 1_000_000);
       int doneAt =
-          r.doneMicros() < 0 || !inTime
+          r.firstMicros() < 0 || !inTime
               ? span
-              : (int) Math.min(span, (r.doneMicros() - t0) / 1_000_000);
+              : (int) Math.min(span, (r.firstMicros() - t0) / 1_000_000);
       for (int s = Math.max(0, offeredAt); s < Math.min(span, doneAt); s++) {
         waiting[s]++;
+      }
+      firstAnswers.add(answer && r.firstMicros() >= 0 ? took / 1e6 : Double.POSITIVE_INFINITY);
+      if (r.upgraded()) {
+        upgrades++;
+        upgradeAt[secondOf(r.upgradeMicros(), t0, span)]++;
+      }
+      if (a.question().vip()) {
+        vips++;
+        if (byModelInTime(a, patience)) {
+          vipsByModel++;
+        }
       }
       switch (r.level()) {
         case FULL, FALLBACK -> {
           if (inTime) {
             answered++;
+            answered15 += took <= 15_000_000 ? 1 : 0;
+            answered30 += took <= 30_000_000 ? 1 : 0;
             seconds.add(took / 1e6);
             if (r.level() == Level.FULL) {
               full++;
@@ -385,8 +619,8 @@ class PeersBenchmarkIT {
         case TICKET -> tickets++;
         case ERROR -> {
           errors++;
-          if (r.doneMicros() > 0) {
-            errorAt[Math.min(span - 1, (int) Math.max(0, (r.doneMicros() - t0) / 1_000_000))]++;
+          if (r.firstMicros() > 0) {
+            errorAt[secondOf(r.firstMicros(), t0, span)]++;
           }
         }
       }
@@ -422,6 +656,7 @@ class PeersBenchmarkIT {
               fullAt[s],
               fallbackAt[s],
               errorAt[s],
+              upgradeAt[s],
               primaryAt[0][s],
               primaryAt[1][s],
               primaryAt[2][s],
@@ -434,11 +669,18 @@ class PeersBenchmarkIT {
     }
     int offered = outcomes.size();
     int calls = primary.size() + backup.size();
+    // a delivered model answer is a first answer by a model or an upgrade, in time or not: the
+    // calls beyond them answered nobody
+    int modelAnswers = full + upgrades;
     return new Figures(
         contestant,
         scenario.id(),
         offered,
         answered,
+        answered15,
+        answered30,
+        percentileOrNever(firstAnswers, 0.50),
+        percentileOrNever(firstAnswers, 0.99),
         full,
         fallback,
         tickets,
@@ -446,15 +688,93 @@ class PeersBenchmarkIT {
         BenchFigures.percentile(seconds, 0.50),
         BenchFigures.percentile(seconds, 0.95),
         BenchFigures.percentile(seconds, 0.99),
+        vips,
+        vipsByModel,
+        upgrades,
         calls,
         refused,
         failed,
-        failed + Math.max(0, ok - full),
-        BenchFigures.round(offered == 0 ? 0 : (double) calls / offered * 100) / 100,
+        failed + Math.max(0, ok - modelAnswers),
+        offered == 0 ? 0 : Math.round(calls * 100.0 / offered) / 100.0,
         ok - answeredByModel.size(),
+        ledgerEntries,
         peakRss,
         peakThreads,
+        scenario.upgrades() ? burst(scenario, outcomes, primary, backup, patience) : null,
         timeline);
+  }
+
+  /** The burst scenario's figures: quick answers and their upgrades; the questions after it. */
+  private static BurstFigures burst(
+      Scenario scenario,
+      List<Asked> outcomes,
+      List<ModelCall> primary,
+      List<ModelCall> backup,
+      long patience) {
+    long counted = UPGRADE_COUNTED.toNanos() / 1000;
+    int burstQuestions = 0;
+    int quick = 0;
+    int upgraded = 0;
+    int after = 0;
+    java.util.Set<Integer> afterQuestions = new java.util.HashSet<>();
+    List<Double> afterByModel = new ArrayList<>();
+    for (Asked a : outcomes) {
+      Result r = a.result();
+      long offered = a.question().offeredMicros();
+      if (scenario.phaseOf(a.question().n()) == 0) {
+        burstQuestions++;
+        if (r.level() == Level.FALLBACK && r.firstMicros() >= 0) {
+          quick++;
+          if (r.upgraded() && r.upgradeMicros() - offered <= counted) {
+            upgraded++;
+          }
+        }
+      } else {
+        after++;
+        afterQuestions.add(a.question().n());
+        if (byModelInTime(a, patience)) {
+          afterByModel.add((r.modelAnswerMicros() - offered) / 1e6);
+        }
+      }
+    }
+    List<Double> latency = new ArrayList<>();
+    for (List<ModelCall> calls : List.of(primary, backup)) {
+      for (ModelCall call : calls) {
+        if (call.status() == 200 && afterQuestions.contains(questionOf(call))) {
+          latency.add(call.delayMillis() / 1000.0);
+        }
+      }
+    }
+    return new BurstFigures(
+        burstQuestions,
+        quick,
+        upgraded,
+        after,
+        afterByModel.size(),
+        afterByModel.isEmpty() ? null : BenchFigures.percentile(afterByModel, 0.99),
+        latency.isEmpty() ? null : BenchFigures.percentile(latency, 0.99));
+  }
+
+  /** A model answered the question, first or by an upgrade, within the customer's patience. */
+  private static boolean byModelInTime(Asked a, long patienceMicros) {
+    long at = a.result().modelAnswerMicros();
+    return at >= 0 && at - a.question().offeredMicros() <= patienceMicros;
+  }
+
+  /** The second of the run a time falls in, within [0, span). */
+  private static int secondOf(long micros, long t0, int span) {
+    return (int) Math.min(span - 1, Math.max(0, (micros - t0) / 1_000_000));
+  }
+
+  /** A percentile of values that may be infinite (never): null when it falls on one. */
+  static Double percentileOrNever(List<Double> values, double p) {
+    if (values.isEmpty()) {
+      return null;
+    }
+    List<Double> sorted = new ArrayList<>(values);
+    java.util.Collections.sort(sorted);
+    double value = sorted.get(Math.min(sorted.size() - 1, (int) (sorted.size() * p)));
+    return Double.isInfinite(value) ? null : BenchFigures.round(value);
   }
 
   /** Calls per second: [0] answered, [1] refused (429), [2] failed (any other status). */
@@ -498,8 +818,11 @@ class PeersBenchmarkIT {
     Map<String, Object> map = new LinkedHashMap<>();
     map.put("id", s.id());
     map.put("title", s.title());
-    map.put("questionsPerSecond", s.rate());
+    map.put("phases", s.phases());
     map.put("seconds", s.seconds());
+    map.put("questions", s.count());
+    map.put("vipEvery", s.vipEvery());
+    map.put("upgrades", s.upgrades());
     map.put("eventFrom", s.eventFrom());
     map.put("eventTo", s.eventTo());
     map.put("fault", s.faultOn());

@@ -39,7 +39,7 @@ public final class InMemoryLaneLedger implements LaneLedger {
 
   private long seq;
 
-  private static final java.time.Duration STARTED_KEPT = java.time.Duration.ofMinutes(1);
+  private static final java.time.Duration STARTED_KEPT = java.time.Duration.ofSeconds(50);
   private static final java.time.Duration NO_DEADLINE_STALE = java.time.Duration.ofMinutes(10);
 
   public InMemoryLaneLedger(Clock clock) {

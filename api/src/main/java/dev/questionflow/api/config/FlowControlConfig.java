@@ -68,7 +68,9 @@ class FlowControlConfig {
               lazy,
               Clock.systemUTC(),
               properties.flowControl().staleEntryAfter(),
-              properties.ladder().chainBudget().multipliedBy(2)),
+              // under twice the chain budget even between two sweeps: what is older than that
+              // never counts as a started call
+              properties.ladder().chainBudget().multipliedBy(2).minus(SWEEP_EVERY.multipliedBy(2))),
           memory,
           breakers,
           errors);

@@ -1,5 +1,6 @@
 package dev.questionflow.workflows.question;
 
+import dev.questionflow.workflows.SearchAttributes;
 import dev.questionflow.workflows.generation.GenerationActivities;
 import dev.questionflow.workflows.generation.GenerationRequest;
 import dev.questionflow.workflows.generation.GenerationResult;
@@ -35,6 +36,13 @@ final class LaneLine {
   /** The ledger's last snapshot as it came. */
   private LaneSnapshot last;
 
+  /**
+   * The call's queue deadline (0: none): no refresh is worth a timer after it, since the call
+   * starts by then or gives up. Set only for questions with deadlines, which also leave the line
+   * without an upsert of their own when their call is over (the answer's upsert carries it).
+   */
+  private long deadline;
+
   LaneLine(LaneActivities ledger, Progress progress, Duration refresh) {
     this.ledger = ledger;
     this.progress = progress;
@@ -43,6 +51,11 @@ final class LaneLine {
 
   LaneSnapshot shown() {
     return shown;
+  }
+
+  /** The next call waits in line until {@code epochMillis} at most (see {@link #deadline}). */
+  void until(long epochMillis) {
+    deadline = epochMillis;
   }
 
   /**
@@ -91,13 +104,17 @@ final class LaneLine {
       if (shown) {
         progress.upsert();
       }
-      Duration waitAtMost = timerFor.get();
-      Promise<?>[] timer = new Promise[1];
-      CancellationScope timerScope =
-          Workflow.newCancellationScope(() -> timer[0] = Workflow.newTimer(waitAtMost));
-      timerScope.run();
-      await(call[0], timer[0]);
-      timerScope.cancel();
+      if (timerFor == null) { // the call's own schedule-to-close bounds it
+        await(call[0], Workflow.newPromise());
+      } else {
+        Duration waitAtMost = timerFor.get();
+        Promise<?>[] timer = new Promise[1];
+        CancellationScope timerScope =
+            Workflow.newCancellationScope(() -> timer[0] = Workflow.newTimer(waitAtMost));
+        timerScope.run();
+        await(call[0], timer[0]);
+        timerScope.cancel();
+      }
     }
     // a call that finished first leaves its EnterLane to finish rather than be cancelled (its
     // completion would land while the workflow completes and cost a workflow task retry)
@@ -113,15 +130,19 @@ final class LaneLine {
         Workflow.await(() -> call.isCompleted() || timer.isCompleted());
         break;
       }
-      if (Workflow.await(
-          QueueProjection.untilNextRefresh(shown, refresh),
-          () -> call.isCompleted() || timer.isCompleted())) {
+      Duration untilRefresh = QueueProjection.untilNextRefresh(shown, refresh);
+      if (deadline > 0 && Workflow.currentTimeMillis() + untilRefresh.toMillis() >= deadline) {
+        // the call starts or gives up before the next refresh: the status query projects
+        Workflow.await(() -> call.isCompleted() || timer.isCompleted());
+        break;
+      }
+      if (Workflow.await(untilRefresh, () -> call.isCompleted() || timer.isCompleted())) {
         break;
       }
       try {
         LaneSnapshot fresh = ledger.laneSnapshot(entry);
         if (!fresh.waiting()) {
-          leaveQueue();
+          leaveQueue(false);
         } else {
           shown = QueueProjection.next(last, shown, fresh);
           last = fresh;
@@ -133,7 +154,7 @@ final class LaneLine {
             Problems.failureType(e));
       }
     }
-    leaveQueue();
+    leaveQueue(call.isCompleted());
   }
 
   /**
@@ -151,11 +172,20 @@ final class LaneLine {
             + " s");
   }
 
-  private void leaveQueue() {
+  /**
+   * Out of the line: {@code callOver} and with a deadline, the stage is held for the upsert that
+   * shows the answer (one visibility write instead of two in the same workflow task).
+   */
+  private void leaveQueue(boolean callOver) {
     if (shown != null) {
       shown = null;
       Progress.details("asking the model (lane " + entry.lane() + ")");
-      progress.moveTo(Stage.PROCESSING);
+      if (callOver && deadline > 0) {
+        progress.set(Stage.PROCESSING);
+        progress.update(SearchAttributes.STAGE.valueSet(Stage.PROCESSING.name()));
+      } else {
+        progress.moveTo(Stage.PROCESSING);
+      }
     }
   }
 }

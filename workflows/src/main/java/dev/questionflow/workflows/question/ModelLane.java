@@ -38,6 +38,14 @@ final class ModelLane {
    */
   static final String QUEUE_DEADLINES = "queue-deadlines";
 
+  /**
+   * A question joins the line only if its projected wait fits this share of its patience: the
+   * projection is the lane's recent service rate, and a line held at exactly the patience would see
+   * every rate dip reach the deadline (a call given up in line may still have spent a token of the
+   * server's rate limit, temporalio/temporal#3145).
+   */
+  static final double ADMISSION_SHARE = 0.8;
+
   private final LaneActivities ledger = Workflow.newLocalActivityStub(LaneActivities.class);
   private final QuestionPolicy policy;
   private final ChainBudget budget;
@@ -125,7 +133,7 @@ final class ModelLane {
     }
     if (deadline.mayShed()) {
       LaneSnapshot place = snapshotOrNone(() -> ledger.admission(entry));
-      if (place != null && place.waitSeconds() * 1000 > left) {
+      if (place != null && place.waitSeconds() * 1000 > left * ADMISSION_SHARE) {
         return shed(
             model,
             "eta",
@@ -145,6 +153,8 @@ final class ModelLane {
                 .setPriority(lanePriority)
                 // not started by the deadline: the server gives the call up (never retried)
                 .setScheduleToStartTimeout(Duration.ofMillis(left))
+                // and its attempts end within the chain budget after that
+                .setScheduleToCloseTimeout(Duration.ofMillis(left).plusSeconds(budget.seconds()))
                 .setSummary(model + " model on lane " + laneQueue + ", priority " + priority)
                 .build());
     LaneActivities entries =
@@ -156,26 +166,24 @@ final class ModelLane {
     } else {
       Progress.details("answered; asking the " + model + " model for a fuller answer");
     }
-    // the timer is the last resort: the call ends by itself within the budget once it started
+    // no timer: the call's schedule-to-close (its wait plus the chain budget) bounds it
+    line.until(deadline.atEpochMillis());
     Promise<GenerationResult> call =
         line.callInLine(
             stub,
             request.withQueueDeadline(deadline.atEpochMillis()),
             entries,
             entry,
-            () ->
-                Duration.ofMillis(
-                        Math.max(0, deadline.atEpochMillis() - Workflow.currentTimeMillis()))
-                    .plusSeconds(budget.seconds()),
+            null,
             !deadline.upgrade());
     deadlineShown = 0;
-    String failure = failureOf(call);
-    if (!call.isCompleted() || failure != null && failure.startsWith("Timeout(SCHEDULE")) {
+    String failure = ModelOutcome.failureType(call);
+    if (failure != null && failure.startsWith("Timeout(SCHEDULE_TO_START")) {
       // no call ran that could take the question out of the ledger: it leaves here
       quietly(() -> ledger.leaveLane(entry));
     }
     if (ModelFailures.QUEUE_DEADLINE.equals(failure)
-        || failure != null && failure.startsWith("Timeout(SCHEDULE")) {
+        || failure != null && failure.startsWith("Timeout(SCHEDULE_TO_START")) {
       return shed(model, "deadline", deadline, problems, "reached its queue deadline in line");
     }
     return ModelOutcome.of(model, budget.seconds(), call, problems);
@@ -195,13 +203,6 @@ final class ModelLane {
     }
     log.info("{} model: {}", model, detail);
     return null;
-  }
-
-  private static String failureOf(Promise<GenerationResult> call) {
-    if (!call.isCompleted() || call.getFailure() == null) {
-      return null;
-    }
-    return call.getFailure() instanceof ActivityFailure af ? Problems.failureType(af) : null;
   }
 
   private static void quietly(Runnable ledgerCall) {

@@ -25,7 +25,18 @@ final class ModelOutcome {
           ModelFailures.PROMPT_LEAK, "prompt leak",
           ModelFailures.FOREIGN_LINK, "foreign link");
 
+  /** The lane call's schedule-to-close: its wait in line plus the chain budget ran out. */
+  private static final String BUDGET_TIMEOUT = "Timeout(SCHEDULE_TO_CLOSE)";
+
   private ModelOutcome() {}
+
+  /** Why the completed call failed (its failure type), or null: it answered or is still running. */
+  static String failureType(Promise<GenerationResult> call) {
+    if (!call.isCompleted()) {
+      return null;
+    }
+    return call.getFailure() instanceof ActivityFailure af ? Problems.failureType(af) : null;
+  }
 
   /**
    * The call's result when the model answered; null (added to problems) when it failed, is not
@@ -34,7 +45,7 @@ final class ModelOutcome {
   static GenerationResult of(
       String model, long budgetSeconds, Promise<GenerationResult> call, Problems problems) {
     String stage = model + " model";
-    if (!call.isCompleted()) {
+    if (!call.isCompleted() || BUDGET_TIMEOUT.equals(failureType(call))) {
       problems.add(stage, "over the " + budgetSeconds + " s chain budget");
       Workflow.getMetricsScope()
           .tagged(Map.of("model", model))

@@ -474,7 +474,7 @@ class QuestionWorkflowTest {
   }
 
   @Test
-  void theFirstInLineOfAFreeLaneIsNotShownWaitingAndStartsOnlyTheBudgetTimer() {
+  void theFirstInLineOfAFreeLaneIsNotShownWaitingAndStartsNoTimer() {
     activities.match = CARD;
     activities.modelReply = "Your card is on its way.";
     activities.positions.add(0L); // nobody ahead, the lane calls twice a second
@@ -492,8 +492,8 @@ class QuestionWorkflowTest {
     assertThat(answer.level()).isEqualTo(AnswerLevel.RAG);
     assertThat(activities.laneEntries).hasSize(1);
     assertThat(eventsOf("q-free", EventType.EVENT_TYPE_TIMER_STARTED))
-        .as("the chain budget's, for the call still running once its place was known")
-        .isEqualTo(1);
+        .as("the call's own schedule-to-close bounds it: no timer")
+        .isZero();
     assertThat(eventsOf("q-free", EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES))
         .as("at the model call and at the end, never WAITING_IN_QUEUE")
         .isEqualTo(2);

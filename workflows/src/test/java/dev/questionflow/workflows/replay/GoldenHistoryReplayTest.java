@@ -63,14 +63,16 @@ class GoldenHistoryReplayTest {
           // recorded before ModelLane's lane-entry-with-call version 2 (no timers on a free lane)
           "priority-lane-wait-before-lane-timers",
           "priority-complaint-before-lane-timers",
-          // first in line of a free lane: not shown as waiting, no timer
-          "lane-free",
+          // first in line of a free lane: not shown as waiting, the budget timer only (before
+          // queue deadlines, after which no timer at all: lane-free)
+          "lane-free-before-deadlines",
           // with queue deadlines (ModelLane.QUEUE_DEADLINES; every history above is from before
           // them): shed at admission, given up in line at the deadline, upgraded after a quick
           // answer
           "shed",
           "deadline-in-line",
-          "upgraded");
+          "upgraded",
+          "lane-free");
 
   static Stream<String> goldenPaths() {
     return PATHS.stream();
