@@ -310,6 +310,7 @@ class PeersBenchmarkIT {
       int vipsByModel,
       int upgrades,
       int modelCalls,
+      double modelBusy,
       int refused,
       int failed,
       int wasted,
@@ -378,7 +379,9 @@ class PeersBenchmarkIT {
       }
     }
     double minutes = (System.nanoTime() - started) / 60e9;
-    PeersReport.write(all, chosen(scenarios()), minutes, Boolean.getBoolean("peers.docs"));
+    // docs/benchmarks.md is the full run's: every contestant in every scenario
+    boolean full = contestants.size() == 3 && chosen(scenarios()).size() == scenarios().size();
+    PeersReport.write(all, chosen(scenarios()), minutes, full && Boolean.getBoolean("peers.docs"));
     assertThat(all).hasSize(contestants.size() * chosen(scenarios()).size());
   }
 
@@ -692,6 +695,7 @@ class PeersBenchmarkIT {
         vipsByModel,
         upgrades,
         calls,
+        busy(scenario, primary, t0),
         refused,
         failed,
         failed + Math.max(0, ok - modelAnswers),
@@ -702,6 +706,19 @@ class PeersBenchmarkIT {
         peakThreads,
         scenario.upgrades() ? burst(scenario, outcomes, primary, backup, patience) : null,
         timeline);
+  }
+
+  /**
+   * How busy the primary was while questions were offered: the calls it took (all but its 429s) in
+   * that time, as a percentage of what its quota allows in it.
+   */
+  static double busy(Scenario scenario, List<ModelCall> primary, long t0) {
+    long end = t0 + scenario.seconds() * 1_000_000L;
+    long taken =
+        primary.stream()
+            .filter(c -> c.status() != 429 && c.epochMicros() >= t0 && c.epochMicros() < end)
+            .count();
+    return Math.round(1000.0 * taken / (QUOTA * scenario.seconds())) / 10.0;
   }
 
   /** The burst scenario's figures: quick answers and their upgrades; the questions after it. */

@@ -46,16 +46,19 @@ final class PeersReport {
   private static final String HEADER =
       "| contestant | offered | answered in 60 s | answered within 15 s | answered within 30 s |"
           + " time to first answer p50 / p99 s | by a model | by the FAQ | tickets | errors |"
-          + " p50 / p95 / p99 s | VIPs answered by a model | model calls | 429 | failed | wasted |"
+          + " p50 / p95 / p99 s | VIPs answered by a model | model calls |"
+          + " primary busy (% of quota while offered) | 429 | failed | wasted |"
           + " calls per question | duplicates | lane ledger entries after the scenario |"
           + " peak memory | peak threads |\n"
-          + "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+          + "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+          + "---|\n";
 
   /** A contestant's row in a scenario's table. */
   private static String row(Figures f) {
     return String.format(
         "| %s | %d | **%d** (%.0f %%) | %d (%.0f %%) | %d (%.0f %%) | %s / %s | %d | %d | %d | %d |"
-            + " %.1f / %.1f / %.1f | %s | %d | %d | %d | %d | %.2f | %d | %s | %d MB | %d |%n",
+            + " %.1f / %.1f / %.1f | %s | %d | %.0f %% | %d | %d | %d | %.2f | %d | %s | %d MB |"
+            + " %d |%n",
         f.contestant(),
         f.offered(),
         f.answered60s(),
@@ -75,6 +78,7 @@ final class PeersReport {
         f.p99(),
         f.vips() == 0 ? "–" : f.vipsByModel() + " of " + f.vips(),
         f.modelCalls(),
+        f.modelBusy(),
         f.refused(),
         f.failed(),
         f.wasted(),
