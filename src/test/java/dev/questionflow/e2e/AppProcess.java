@@ -343,6 +343,36 @@ final class AppProcess implements AutoCloseable {
   }
 
   /** The crash the SPEC guards against: no shutdown hooks, no graceful drain. */
+  /** One Server-Sent Event: its name and its data line. */
+  record Event(String name, String data) {}
+
+  /**
+   * A question's event stream (GET .../events) read until the server closes it: its events in
+   * order.
+   */
+  List<Event> events(String workflowId, Duration timeout) throws Exception {
+    HttpResponse<java.util.stream.Stream<String>> stream =
+        java.net.http.HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(uri("/api/v1/questions/" + workflowId + "/events"))
+                    .timeout(timeout)
+                    .header("Accept", "text/event-stream")
+                    .header("Authorization", credentialsFor("/api/v1/questions"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofLines());
+    assertThat(stream.statusCode()).isEqualTo(200);
+    List<Event> events = new java.util.ArrayList<>();
+    String name = null;
+    for (String line : (Iterable<String>) stream.body()::iterator) {
+      if (line.startsWith("event:")) {
+        name = line.substring(6).strip();
+      } else if (line.startsWith("data:")) {
+        events.add(new Event(name, line.substring(5)));
+      }
+    }
+    return events;
+  }
+
   void kill9() throws InterruptedException {
     process.destroyForcibly();
     process.waitFor(30, TimeUnit.SECONDS);

@@ -12,8 +12,6 @@ import dev.questionflow.faq.FaqEntry;
 import dev.questionflow.faq.FaqPacks;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
@@ -229,24 +227,8 @@ class DeadlineLadderIT {
 
     List<JsonNode> answers = new ArrayList<>();
     List<JsonNode> statuses = new ArrayList<>();
-    HttpResponse<java.util.stream.Stream<String>> stream =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(first.uri("/api/v1/questions/" + workflowId + "/events"))
-                    .timeout(Duration.ofSeconds(90))
-                    .header("Accept", "text/event-stream")
-                    .header("Authorization", first.credentialsFor("/api/v1/questions"))
-                    .build(),
-                HttpResponse.BodyHandlers.ofLines());
-    String event = null;
-    for (String line : (Iterable<String>) stream.body()::iterator) {
-      if (line.startsWith("event:")) {
-        event = line.substring(6).strip();
-      } else if (line.startsWith("data:") && "answer".equals(event)) {
-        answers.add(JSON.readTree(line.substring(5)));
-      } else if (line.startsWith("data:") && "status".equals(event)) {
-        statuses.add(JSON.readTree(line.substring(5)));
-      }
+    for (AppProcess.Event event : first.events(workflowId, Duration.ofSeconds(90))) {
+      (("answer".equals(event.name())) ? answers : statuses).add(JSON.readTree(event.data()));
     }
 
     assertThat(answers).hasSize(2);

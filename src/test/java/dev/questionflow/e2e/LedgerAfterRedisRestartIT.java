@@ -46,53 +46,14 @@ class LedgerAfterRedisRestartIT {
   void stop() throws Exception {
     Infra.closeAll(app, model);
     temporal.getWorkflowServiceStubs().shutdown();
-    if (redis != null && redis.isAlive()) {
-      redis.destroy();
-      redis.waitFor(10, TimeUnit.SECONDS);
-    }
-  }
-
-  private Process startRedis(int port, Path dir) throws Exception {
-    Process started =
-        new ProcessBuilder(
-                "redis-server",
-                "--port",
-                String.valueOf(port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "yes",
-                "--appendfsync",
-                "everysec",
-                "--dir",
-                dir.toString())
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("redis.log").toFile()))
-            .start();
-    RedisClient client = RedisClient.create("redis://127.0.0.1:" + port);
-    try {
-      await()
-          .atMost(Duration.ofSeconds(10))
-          .ignoreExceptions()
-          .until(
-              () -> {
-                try (StatefulRedisConnection<String, String> c = client.connect()) {
-                  return "PONG".equals(c.sync().ping());
-                }
-              });
-    } finally {
-      client.shutdown();
-    }
-    return started;
+    RedisServer.stop(redis);
   }
 
   @Test
   void aRestartedRedisNeverShowsAFinishedQuestionAsWaiting() throws Exception {
     int port = AppProcess.freePort();
     Path dir = Files.createDirectories(Infra.workDir().resolve("ledger-restart-" + port));
-    redis = startRedis(port, dir);
+    redis = RedisServer.start(port, dir, true);
     model = FakeModelServer.start();
     model.script(
         call -> Reply.text("Answer to: " + call.userMessage()).after(Duration.ofSeconds(3)));
@@ -119,7 +80,7 @@ class LedgerAfterRedisRestartIT {
     Thread.sleep(2_000);
     redis.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
     Thread.sleep(1_000);
-    redis = startRedis(port, dir);
+    redis = RedisServer.start(port, dir, true);
     long[] afterRestart = ledgerSize(port, taskQueue);
     System.out.printf(
         "[ledger] restarted from the append-only file: %d waiting, %d started in the ledger%n",

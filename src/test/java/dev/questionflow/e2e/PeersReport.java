@@ -291,6 +291,11 @@ final class PeersReport {
             + " the primary's rpm at the quota, `num_retries: 2`, a fallback to the backup,"
             + " cooldowns; the back end calls a proxy and retries an error once.\n\n");
     md.append(
+        "Each contestant is started once and runs the scenarios in the order below, after serving"
+            + " the quota for 30 s (a warm-up whose figures are not kept): what one scenario leaves"
+            + " behind (a lane rate the adaptive controller lowered, a proxy's cooldowns) is there"
+            + " when the next begins.\n\n");
+    md.append(
         "Every figure of customer time is read from the customer's **first answer**: ours may give"
             + " a quick FAQ answer when the model's line is longer than the customer's patience,"
             + " and a model's answer later; the naive bot's and LiteLLM's first answer is their"

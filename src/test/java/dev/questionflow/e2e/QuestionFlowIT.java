@@ -7,8 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -292,28 +290,15 @@ class QuestionFlowIT {
             .get("workflowId")
             .asText();
 
-    HttpResponse<java.util.stream.Stream<String>> stream =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(app.uri("/api/v1/questions/" + workflowId + "/events"))
-                    .timeout(Duration.ofSeconds(60))
-                    .header("Accept", "text/event-stream")
-                    .header("Authorization", app.credentialsFor("/api/v1/questions"))
-                    .build(),
-                HttpResponse.BodyHandlers.ofLines());
-    assertThat(stream.statusCode()).isEqualTo(200);
     List<String> events = new ArrayList<>();
     List<JsonNode> statuses = new ArrayList<>();
     String answerData = null;
-    String event = null;
-    for (String line : (Iterable<String>) stream.body()::iterator) {
-      if (line.startsWith("event:")) {
-        event = line.substring(6).strip();
-        events.add(event);
-      } else if (line.startsWith("data:") && "status".equals(event)) {
-        statuses.add(JSON.readTree(line.substring(5)));
-      } else if (line.startsWith("data:") && "answer".equals(event)) {
-        answerData = line.substring(5);
+    for (AppProcess.Event event : app.events(workflowId, Duration.ofSeconds(60))) {
+      events.add(event.name());
+      if ("status".equals(event.name())) {
+        statuses.add(JSON.readTree(event.data()));
+      } else if ("answer".equals(event.name())) {
+        answerData = event.data();
       }
     }
 

@@ -8,12 +8,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -36,44 +34,13 @@ class RedisOutageIT {
   }
 
   private void startRedis(int port) throws Exception {
-    Path dir = Files.createDirectories(Infra.workDir().resolve("redis-outage"));
     redis =
-        new ProcessBuilder(
-                "redis-server",
-                "--port",
-                String.valueOf(port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-                dir.toString())
-            .redirectErrorStream(true)
-            .redirectOutput(dir.resolve("redis.log").toFile())
-            .start();
-    RedisClient client = RedisClient.create("redis://127.0.0.1:" + port);
-    try {
-      await()
-          .atMost(Duration.ofSeconds(10))
-          .ignoreExceptions()
-          .until(
-              () -> {
-                try (StatefulRedisConnection<String, String> c = client.connect()) {
-                  return "PONG".equals(c.sync().ping());
-                }
-              });
-    } finally {
-      client.shutdown();
-    }
+        RedisServer.start(
+            port, Files.createDirectories(Infra.workDir().resolve("redis-outage")), false);
   }
 
   private void stopRedis() throws Exception {
-    if (redis != null && redis.isAlive()) {
-      redis.destroy();
-      redis.waitFor(10, TimeUnit.SECONDS);
-    }
+    RedisServer.stop(redis);
   }
 
   private Map<String, String> env(int redisPort, String queue) {

@@ -6,6 +6,7 @@ import org.springframework.context.annotation.Configuration;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.cfg.CoercionAction;
 import tools.jackson.databind.cfg.CoercionInputShape;
+import tools.jackson.databind.cfg.MutableCoercionConfig;
 import tools.jackson.databind.type.LogicalType;
 
 /**
@@ -25,16 +26,24 @@ class StrictJsonConfig {
             .withCoercionConfig(
                 LogicalType.Textual,
                 config ->
-                    config
-                        .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
-                        .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
-                        .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail))
+                    refuse(
+                        config,
+                        CoercionInputShape.Integer,
+                        CoercionInputShape.Float,
+                        CoercionInputShape.Boolean))
             .withCoercionConfig(
                 LogicalType.Boolean,
                 config ->
-                    config
-                        .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
-                        .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
-                        .setCoercion(CoercionInputShape.String, CoercionAction.Fail));
+                    refuse(
+                        config,
+                        CoercionInputShape.Integer,
+                        CoercionInputShape.Float,
+                        CoercionInputShape.String));
+  }
+
+  private static void refuse(MutableCoercionConfig config, CoercionInputShape... shapes) {
+    for (CoercionInputShape shape : shapes) {
+      config.setCoercion(shape, CoercionAction.Fail);
+    }
   }
 }
