@@ -34,8 +34,8 @@ class LaneServerLimitsTest {
 
   @Test
   void eachLaneGetsItsQuotaWithTheServersHeadroomAndOtherQueuesNone() {
-    assertThat(limitFor(properties.lanes().get("primary").taskQueue())).isEqualTo(12.0);
-    assertThat(limitFor(properties.lanes().get("backup").taskQueue())).isEqualTo(3.0);
+    assertThat(limitFor(properties.lanes().get("primary").taskQueue())).isEqualTo(15.0);
+    assertThat(limitFor(properties.lanes().get("backup").taskQueue())).isEqualTo(3.75);
     assertThat(limitFor(properties.taskQueue())).as("the questions' own queue").isZero();
   }
 }
