@@ -64,6 +64,9 @@ class OperationsIT {
     helpdesk = LadderIT.Helpdesk.start();
     Map<String, String> env = FlowControlIT.laneEnv(Infra.uniqueTaskQueue("ops"), model, 1, 1);
     env.put("LLM_API_KEY", "test-key");
+    // the backlog's questions wait up to a minute with a position (the subject of the first test):
+    // with the default patience of 10 s they would be answered from the FAQ at once
+    env.put("PATIENCE_QUEUE", "60s");
     env.put("ADMIN_API_KEY", KEY);
     env.put("HELPDESK_WEBHOOK_URL", helpdesk.url());
     env.put("HELPDESK_WEBHOOK_SECRET", LadderIT.Helpdesk.SECRET);

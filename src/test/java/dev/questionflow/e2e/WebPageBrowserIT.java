@@ -46,6 +46,9 @@ class WebPageBrowserIT {
     // over the chain
     // budget (it would then be answered from the FAQ instead of by the model)
     env.put("CS_CHAIN_BUDGET", "60s");
+    // and it waits for the model with a position (the subject here): with the default patience of
+    // 10 s its customer would get the FAQ's answer at once instead
+    env.put("PATIENCE_QUEUE", "60s");
     app = AppProcess.start("web-page", env);
   }
 
