@@ -226,6 +226,18 @@ class OpenAiGenerationActivitiesTest {
   }
 
   @Test
+  void aCallThatRunsPastItsChainBudgetIsAbandonedAtTheBudgetNotTheClientsTimeout() {
+    fake.script(call -> Reply.hang());
+    long started = System.nanoTime();
+
+    assertFailure(
+        () -> activities(Duration.ofSeconds(20)).generateAnswer(question("x").withLimits(0, 300)),
+        type(ModelFailures.OVER_BUDGET, true));
+    assertThat((System.nanoTime() - started) / 1e6).isLessThan(5_000);
+    assertThat(errors.count(Dependency.PRIMARY_MODEL, Kind.TIMEOUT)).isEqualTo(1);
+  }
+
+  @Test
   void connectionRefusedIsModelUnreachable() throws IOException {
     int closedPort;
     try (ServerSocket socket = new ServerSocket(0)) {

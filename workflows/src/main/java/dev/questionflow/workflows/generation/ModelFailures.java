@@ -21,6 +21,12 @@ public final class ModelFailures {
   /** The model did not answer within the client's HTTP timeout: not retried (see NON_RETRYABLE). */
   public static final String TIMEOUT = "ModelTimeout";
 
+  /**
+   * The call ran out of the chain budget (counted from its start) before the model answered: it is
+   * abandoned, not retried.
+   */
+  public static final String OVER_BUDGET = "OverChainBudget";
+
   // retryable
 
   /** HTTP 429; the failure carries the server's Retry-After as its next retry delay. */
@@ -68,6 +74,7 @@ public final class ModelFailures {
   public static final List<String> NON_RETRYABLE =
       List.of(
           TIMEOUT,
+          OVER_BUDGET,
           CIRCUIT_OPEN,
           QUEUE_DEADLINE,
           TOKEN_LIMIT,

@@ -166,12 +166,13 @@ final class ModelLane {
     } else {
       Progress.details("answered; asking the " + model + " model for a fuller answer");
     }
-    // no timer: the call's schedule-to-close (its wait plus the chain budget) bounds it
+    // no timer: the activity abandons a call that runs past the chain budget, and the call's
+    // schedule-to-close (its wait plus the chain budget) bounds its attempts
     line.until(deadline.atEpochMillis());
     Promise<GenerationResult> call =
         line.callInLine(
             stub,
-            request.withQueueDeadline(deadline.atEpochMillis()),
+            request.withLimits(deadline.atEpochMillis(), budget.seconds() * 1000),
             entries,
             entry,
             null,

@@ -45,7 +45,10 @@ final class ModelOutcome {
   static GenerationResult of(
       String model, long budgetSeconds, Promise<GenerationResult> call, Problems problems) {
     String stage = model + " model";
-    if (!call.isCompleted() || BUDGET_TIMEOUT.equals(failureType(call))) {
+    String failure = failureType(call);
+    if (!call.isCompleted()
+        || BUDGET_TIMEOUT.equals(failure)
+        || ModelFailures.OVER_BUDGET.equals(failure)) {
       problems.add(stage, "over the " + budgetSeconds + " s chain budget");
       Workflow.getMetricsScope()
           .tagged(Map.of("model", model))
