@@ -302,6 +302,8 @@ class PrivacyIT {
     Map<String, String> env = FlowControlIT.laneEnv(queue, slow, 10, 1);
     env.put("LLM_API_KEY", "test-key");
     env.put("PAYLOAD_KEYS", k1);
+    // the questions wait for the model across the restart (not issue 27's deadlines)
+    env.put("PATIENCE_QUEUE", "60s");
     List<String> underK1 = new ArrayList<>();
     try (AppProcess before = AppProcess.start("rotation-k1", env)) {
       for (int i = 0; i < 4; i++) {
