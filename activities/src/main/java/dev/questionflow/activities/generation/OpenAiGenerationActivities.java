@@ -246,8 +246,10 @@ public class OpenAiGenerationActivities implements GenerationActivities {
     long started = System.nanoTime();
     ChatResponse response;
     try {
-      response = chatWithin(model, messages, request.callBudgetMillis());
-    } catch (OverBudget e) {
+      response =
+          BudgetedChat.chat(
+              model.client(), messages, model.settings().timeout(), request.callBudgetMillis());
+    } catch (BudgetedChat.OverBudget e) {
       gate.afterCall(false, elapsedMillis(started));
       breaker.onError(System.nanoTime() - started, TimeUnit.NANOSECONDS, e);
       errors.record(model.dependency(), Kind.TIMEOUT);
@@ -307,54 +309,6 @@ public class OpenAiGenerationActivities implements GenerationActivities {
     breaker.onSuccess(System.nanoTime() - started, TimeUnit.NANOSECONDS);
     return new GenerationResult(
         GenerationResult.Outcome.ANSWERED, text, model.settings().modelName());
-  }
-
-  /**
-   * The threads of calls with a budget shorter than the client's timeout (the caller waits for them
-   * at most the budget); the calls in flight are bounded by the lanes' caps.
-   */
-  private static final java.util.concurrent.ExecutorService CALLS_WITH_BUDGET =
-      java.util.concurrent.Executors.newCachedThreadPool(
-          r -> {
-            Thread t = new Thread(r, "model-call-with-budget");
-            t.setDaemon(true);
-            return t;
-          });
-
-  /** The call ran out of its budget before the model answered. */
-  private static final class OverBudget extends RuntimeException {
-    OverBudget() {
-      super("over the chain budget", null, false, false);
-    }
-  }
-
-  /**
-   * The model's answer, or {@link OverBudget} once {@code budgetMillis} (0: none) passed: the call
-   * is abandoned then (its thread interrupted), so the budget counts from the call's start. Only a
-   * budget shorter than the client's own timeout needs a thread of its own.
-   */
-  private static ChatResponse chatWithin(
-      Model model, List<dev.langchain4j.data.message.ChatMessage> messages, long budgetMillis) {
-    if (budgetMillis <= 0 || budgetMillis >= model.settings().timeout().toMillis()) {
-      return model.client().chat(messages);
-    }
-    java.util.concurrent.FutureTask<ChatResponse> call =
-        new java.util.concurrent.FutureTask<>(() -> model.client().chat(messages));
-    CALLS_WITH_BUDGET.execute(call);
-    try {
-      return call.get(budgetMillis, TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.TimeoutException e) {
-      call.cancel(true);
-      throw new OverBudget();
-    } catch (InterruptedException e) {
-      call.cancel(true);
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while the model answered", e);
-    } catch (java.util.concurrent.ExecutionException e) {
-      throw e.getCause() instanceof RuntimeException runtime
-          ? runtime
-          : new IllegalStateException(e.getCause());
-    }
   }
 
   private static long elapsedMillis(long startedNanos) {

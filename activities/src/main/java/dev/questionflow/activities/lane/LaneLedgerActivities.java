@@ -63,17 +63,16 @@ public class LaneLedgerActivities implements LaneActivities {
   @Override
   public LaneSnapshot admission(LaneEntry entry) {
     String lane = entry.lane();
-    long ahead = ledger.waitingAhead(lane, entry.priorityKey());
-    double limit = Math.max(0.01, ledger.rate(lane, configuredRates.getOrDefault(lane, 1.0)));
-    double rate = ahead > 0 ? serviceRate(lane, limit) : limit;
-    long mean = Math.round(ledger.stats(lane, STATS_WINDOW).meanLatencyMillis());
+    LaneSnapshot place = snapshot(lane, ledger.waitingAhead(lane, entry.priorityKey()));
     Integer cap = caps.get(lane);
-    if (cap != null && mean > 0 && ledger.callsInFlight(lane) >= cap) {
-      rate = Math.min(rate, cap / (mean / 1000.0));
-      ahead++; // even the first in line waits for a call to end
+    long mean = place.meanProcessingMillis();
+    if (cap == null || mean <= 0 || ledger.callsInFlight(lane) < cap) {
+      return place;
     }
-    double eta = (ahead + 1) / rate + mean / 1000.0;
-    return new LaneSnapshot(ahead, rate, mean, eta, clock.millis());
+    double rate = Math.min(place.ratePerSecond(), cap / (mean / 1000.0));
+    long ahead = place.position() + 1; // even the first in line waits for a call to end
+    return new LaneSnapshot(
+        ahead, rate, mean, (ahead + 1) / rate + mean / 1000.0, place.atEpochMillis());
   }
 
   @Override
@@ -89,22 +88,24 @@ public class LaneLedgerActivities implements LaneActivities {
   /** The ledger's current life ({@link LaneLedger#epoch}), asked at most once a second. */
   public String ledgerEpoch() {
     long now = clock.millis();
-    String[] known = epoch;
-    if (known == null || now - Long.parseLong(known[1]) >= 1000) {
-      String current;
-      try {
-        current = ledger.epoch();
-      } catch (RuntimeException e) {
-        current = "unavailable";
-      }
-      epoch = new String[] {current, Long.toString(now)};
-      return current;
+    KnownEpoch known = epoch;
+    if (known != null && now - known.askedAt() < 1000) {
+      return known.value();
     }
-    return known[0];
+    String current;
+    try {
+      current = ledger.epoch();
+    } catch (RuntimeException e) {
+      current = "unavailable";
+    }
+    epoch = new KnownEpoch(current, now);
+    return current;
   }
 
-  /** The last epoch asked and when (epoch ms). */
-  private volatile String[] epoch;
+  private record KnownEpoch(String value, long askedAt) {}
+
+  /** The last epoch asked and when. */
+  private volatile KnownEpoch epoch;
 
   /** Removes a question's entry, e.g. one whose question closed (the ledger is only a cache). */
   public void forget(String lane, String workflowId) {
