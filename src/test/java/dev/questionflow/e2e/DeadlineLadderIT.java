@@ -245,6 +245,59 @@ class DeadlineLadderIT {
     assertTheLedgerEmpties();
   }
 
+  @Test
+  void aCustomerWhoAsksAgainWhileTheModelWorksGetsTheFaqAnswerThenTheModels() throws Exception {
+    latency = Duration.ofSeconds(6);
+    String text = faqQuestions.get(74) + " (" + UUID.randomUUID().toString().substring(0, 6) + ")";
+    String session = "dl-again-" + UUID.randomUUID().toString().substring(0, 8);
+    String body =
+        JSON.writeValueAsString(
+            Map.of(
+                "sessionId",
+                session,
+                "userId",
+                "user-" + session,
+                "clientMsgId",
+                "m1",
+                "text",
+                text));
+    HttpResponse<String> asked = first.post("/api/v1/questions", body);
+    assertThat(asked.statusCode()).as(asked.body()).isEqualTo(202);
+    String workflowId = JSON.readTree(asked.body()).get("workflowId").asText();
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> model.calls().stream().anyMatch(c -> c.userMessage().equals(text)));
+
+    // the back end gives up waiting and sends it again, through the other instance
+    HttpResponse<String> again = second.post("/api/v1/questions", body);
+    assertThat(again.statusCode()).as(again.body()).isEqualTo(202);
+    assertThat(JSON.readTree(again.body()).get("duplicate").asBoolean()).isTrue();
+    Asked quick = awaitFirstAnswer(text, workflowId, Instant.now());
+    JsonNode fuller = awaitRevision(workflowId, 2);
+
+    assertThat(quick.status().at("/answer/level").asText()).isEqualTo("FAQ");
+    assertThat(quick.status().at("/answer/revision").asInt()).isEqualTo(1);
+    assertThat(quick.status().at("/answer/notice").asText()).contains("fuller answer follows");
+    assertThat(quick.status().path("upgrading").asBoolean()).isTrue();
+    assertThat(fuller.at("/answer/level").asText()).isEqualTo("RAG");
+    assertThat(fuller.at("/answer/text").asText()).isEqualTo("Model answer to: " + text);
+    assertThat(fuller.path("upgrading").asBoolean()).isFalse();
+    assertThat(model.calls().stream().filter(c -> c.userMessage().equals(text)))
+        .as("the call went on: no second one")
+        .hasSize(1);
+    assertTheLedgerEmpties();
+  }
+
+  private static JsonNode awaitRevision(String workflowId, int revision) {
+    JsonNode[] last = new JsonNode[1];
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(200))
+        .until(
+            () -> (last[0] = first.status(workflowId)).at("/answer/revision").asInt() == revision);
+    return last[0];
+  }
+
   /** Asks all at once (8 senders, alternating instances) and waits for every first answer. */
   private static List<Asked> askAll(List<String> texts, Map<String, Object> extra)
       throws Exception {

@@ -3,6 +3,7 @@ package dev.questionflow.e2e;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.questionflow.activities.lane.LaneRates;
 import dev.questionflow.e2e.JavaProcesses.FakeModel;
 import io.temporal.api.common.v1.Payload;
 import io.temporal.api.workflow.v1.WorkflowExecutionInfo;
@@ -113,6 +114,14 @@ final class PeerContestants {
      * scenario starts from the same quiet state.
      */
     default void settle() throws Exception {}
+
+    /**
+     * Forgets what the last storm taught the contestant, as a long quiet would: each scenario is a
+     * storm of its own against a rested service (ours: the lanes' adaptive rates, which climb back
+     * by 10 % of the quota a minute after a halving, and their call statistics). The others keep
+     * nothing that outlives a scenario.
+     */
+    default void rest() throws Exception {}
 
     /**
      * The entries left in the contestant's lane ledger (ours), read after {@link #settle}; null
@@ -276,6 +285,7 @@ final class PeerContestants {
     private final AppProcess first;
     private final AppProcess second;
     private final String taskQueue;
+    private final double quota;
     private final WorkflowClient temporal = Infra.temporalClient();
     private final io.lettuce.core.RedisClient redis =
         io.lettuce.core.RedisClient.create(Infra.redisUrl());
@@ -337,6 +347,7 @@ final class PeerContestants {
     }
 
     Ours(FakeModel primary, FakeModel backup, double quota, List<String> jvm) throws Exception {
+      this.quota = quota;
       taskQueue = Infra.uniqueTaskQueue("peers");
       Map<String, String> env = new HashMap<>();
       env.put("TASK_QUEUE", taskQueue);
@@ -603,6 +614,51 @@ final class PeerContestants {
     @Override
     public void settle() throws Exception {
       waitAtMost(Duration.ofMinutes(3), Duration.ofSeconds(1), () -> running() == 0);
+    }
+
+    /**
+     * The lanes' rates and statistics in Redis are deleted; the lane leader then sets the
+     * configured rate on the server again within its next check (LaneRateController follows the
+     * ledger), which is waited for on the server itself.
+     */
+    @Override
+    public void rest() throws Exception {
+      var redis = ledger.sync();
+      for (String lane : List.of("primary", "backup")) {
+        String key = "cs:lane:" + taskQueue + "-model-" + lane + ":";
+        redis.del(key + "rate");
+        List<String> stats = redis.keys(key + "stats:*");
+        if (!stats.isEmpty()) {
+          redis.del(stats.toArray(String[]::new));
+        }
+      }
+      waitAtMost(
+          Duration.ofSeconds(30),
+          Duration.ofMillis(200),
+          () ->
+              serverRate("primary") == (float) LaneRates.serverLimit(quota)
+                  && serverRate("backup")
+                      == (float) LaneRates.serverLimit(PeersBenchmarkIT.BACKUP_QUOTA));
+    }
+
+    /** The lane's rate limit on the Temporal server (calls/s). */
+    private float serverRate(String lane) {
+      return temporal
+          .getWorkflowServiceStubs()
+          .blockingStub()
+          .describeTaskQueue(
+              io.temporal.api.workflowservice.v1.DescribeTaskQueueRequest.newBuilder()
+                  .setNamespace(Infra.namespace())
+                  .setTaskQueue(
+                      io.temporal.api.taskqueue.v1.TaskQueue.newBuilder()
+                          .setName(taskQueue + "-model-" + lane))
+                  .setTaskQueueType(io.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY)
+                  .setReportConfig(true)
+                  .build())
+          .getConfig()
+          .getQueueRateLimit()
+          .getRateLimit()
+          .getRequestsPerSecond();
     }
 
     /**

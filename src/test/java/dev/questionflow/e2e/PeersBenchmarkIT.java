@@ -371,6 +371,7 @@ class PeersBenchmarkIT {
           // one is when a storm comes
           run(contestant, warmUp(), primary, backup, questions);
           for (Scenario scenario : chosen(scenarios())) {
+            contestant.rest();
             Figures figures = run(contestant, scenario, primary, backup, questions);
             System.out.println(PeersReport.line(figures));
             all.add(figures);

@@ -115,7 +115,12 @@ public final class LaneRateController implements AutoCloseable {
   private final MeterRegistry meters;
   private final LongSupplier nanoTime;
   private final Map<String, Double> current = new ConcurrentHashMap<>();
-  private final Map<String, Boolean> applied = new ConcurrentHashMap<>();
+
+  /**
+   * Per lane, the rate this instance last set on the server: set again whenever the ledger's rate
+   * differs, also when Redis lost its key (the ledger is a cache; the server's limit follows it).
+   */
+  private final Map<String, Double> applied = new ConcurrentHashMap<>();
 
   /**
    * Per lane, when this instance first saw calls in its window and when it began to lead it
@@ -225,7 +230,7 @@ public final class LaneRateController implements AutoCloseable {
               elapsed(lastDecrease.get(lane.name()), now),
               elapsed(lastChange.get(lane.name()), now));
       double next = decide(rate, lane.configuredRate(), stats, settings, history);
-      if (next != rate || !applied.containsKey(lane.name())) {
+      if (next != rate || !Double.valueOf(next).equals(applied.get(lane.name()))) {
         String reason =
             String.format(
                 "success %.1f%%, mean latency %.0f ms over %d calls in %s",
@@ -236,7 +241,7 @@ public final class LaneRateController implements AutoCloseable {
         applier.apply(
             lane.taskQueue(), LaneRates.serverLimit(next), reason); // why the headroom: LaneRates
         ledger.setRate(key, next);
-        applied.put(lane.name(), true);
+        applied.put(lane.name(), next);
         if (next != rate) {
           String direction = next < rate ? "down" : "up";
           lastChange.put(lane.name(), now);

@@ -516,6 +516,28 @@ class OpenAiGenerationActivitiesTest {
   }
 
   @Test
+  void aPrimaryServerErrorIsNotRetriedWhileTheBackupCanAnswer() {
+    fake.script(call -> Reply.error(500));
+    try (FakeModelServer backupServer = FakeModelServer.start()) {
+      OpenAiGenerationActivities activities =
+          new OpenAiGenerationActivities(
+              settings(fake.baseUrl(), "fake-model", Duration.ofSeconds(5)),
+              settings(backupServer.baseUrl(), "backup-model", Duration.ofSeconds(5)),
+              RATE_LIMITS,
+              breakers,
+              errors);
+
+      assertFailure(
+          () -> activities.generateAnswer(question("x")), type(ModelFailures.SERVER_ERROR, true));
+
+      // with the backup's breaker open there is nowhere better to go: the primary is retried
+      breakers.breaker(Dependency.BACKUP_MODEL).transitionToOpenState();
+      assertFailure(
+          () -> activities.generateAnswer(question("x")), type(ModelFailures.SERVER_ERROR, false));
+    }
+  }
+
+  @Test
   void aBackupRequestWithoutABackupModelIsNotConfigured() {
     GenerationResult result =
         activities().generateAnswer(new GenerationRequest("x", List.of(), ModelFailures.BACKUP));

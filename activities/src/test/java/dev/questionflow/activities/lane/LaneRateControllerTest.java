@@ -175,6 +175,22 @@ class LaneRateControllerTest {
   }
 
   @Test
+  void theServerLimitFollowsTheLedgerAfterRedisLostTheRate() {
+    SimulatedLane lane = new SimulatedLane();
+    lane.run(10);
+    lane.errorRate = 0.5;
+    lane.run(2);
+    lane.errorRate = 0;
+    assertThat(lane.controller.rate("primary")).isEqualTo(5.0);
+    assertThat(lane.applied.get(lane.applied.size() - 1)[1]).isEqualTo(LaneRates.serverLimit(5));
+    // Redis came back without the key: the ledger answers the configured rate, and the server's
+    // limit must not stay at the halved one the controller set before
+    lane.ledger.setRate("q-model-primary", 10);
+    lane.run(1);
+    assertThat(lane.applied.get(lane.applied.size() - 1)[1]).isEqualTo(LaneRates.serverLimit(10));
+  }
+
+  @Test
   void anInstanceThatDoesNotLeadFollowsTheSharedRate() {
     SimulatedLane lane = new SimulatedLane();
     LaneRateController follower =

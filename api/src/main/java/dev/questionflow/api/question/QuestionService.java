@@ -23,6 +23,7 @@ import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
+import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
 import java.time.Duration;
 import org.slf4j.Logger;
@@ -36,6 +37,9 @@ import org.springframework.stereotype.Service;
 public class QuestionService {
 
   private static final Logger log = LoggerFactory.getLogger(QuestionService.class);
+
+  /** The recent-submits key of a question's asked-again signal: one a window. */
+  private static final String ASKED_AGAIN = "#asked-again";
 
   /** The MDC key the Temporal SDK uses on worker threads (its internal LoggerTag.WORKFLOW_ID). */
   static final String WORKFLOW_ID_LOG_KEY = "WorkflowId";
@@ -136,7 +140,8 @@ public class QuestionService {
     MDC.put(WORKFLOW_ID_LOG_KEY, workflowId);
     try {
       if (!recent.first(workflowId)) {
-        log.info("duplicate submit within the window: answered without a call to Temporal");
+        log.info("duplicate submit within the window");
+        askedAgain(workflowId);
         return new Accepted(workflowId, "/api/v1/questions/" + workflowId, true);
       }
       Question question =
@@ -198,6 +203,7 @@ public class QuestionService {
         duplicate = true;
         log.info("duplicate submit of an accepted question");
         leaveLineIfClosed(sessionKey, workflowId);
+        askedAgain(workflowId);
       } catch (RuntimeException e) {
         // not accepted: the caller gets an error and will retry; the line must not wait for a
         // question that never ran
@@ -260,6 +266,24 @@ public class QuestionService {
    * has just joined the line again: take it out, or the session's next question would wait for it.
    * (A resubmit of a running question changed nothing: its join was a no-op.)
    */
+  /**
+   * The caller sent a question again that it had sent before: its customer is waiting now, which
+   * the workflow is told (QuestionWorkflow#askedAgain), once a window per question so that a
+   * client's loop costs one signal. A question already answered has nothing to do with it.
+   */
+  private void askedAgain(String workflowId) {
+    if (!recent.first(workflowId + ASKED_AGAIN)) {
+      return;
+    }
+    try {
+      client.newWorkflowStub(QuestionWorkflow.class, workflowId).askedAgain();
+    } catch (WorkflowNotFoundException e) {
+      // answered and closed: the answer is there to read
+    } catch (RuntimeException e) {
+      log.warn("could not tell a question it was asked again: {}", e.toString());
+    }
+  }
+
   private void leaveLineIfClosed(String sessionId, String workflowId) {
     try {
       WorkflowExecutionStatus status =

@@ -44,6 +44,13 @@ final class FaqRung {
         problems.reason());
   }
 
+  /** For a customer who asked again while a model works on a fuller answer, which follows. */
+  static Answer askedAgain(RetrievalResult found, Problems problems) {
+    return prepared(found, problems)
+        .withNotice(
+            "Here is our standard answer right away; our assistant's fuller answer follows.");
+  }
+
   /** The hot-entry cache needs no embedding model either: it is a keyword-level (L4) answer. */
   private static AnswerLevel level(RetrievalResult found) {
     return RetrievalResult.SEMANTIC.equals(found.method()) ? AnswerLevel.FAQ : AnswerLevel.KEYWORD;

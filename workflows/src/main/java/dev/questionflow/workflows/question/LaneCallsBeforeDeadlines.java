@@ -139,7 +139,8 @@ final class LaneCallsBeforeDeadlines {
               budget
                   .left()
                   .plus(QueueProjection.allowance(line.shown(), policy.maxQueueWaitSeconds())),
-          true);
+          true,
+          null);
     }
     Promise<GenerationResult>[] call = new Promise[1];
     Promise<?>[] entryOrTimer = new Promise[1];

@@ -76,7 +76,8 @@ final class LaneLine {
    * The lane call with its EnterLane beside it (both scheduled in one workflow task, so the
    * ledger's order is the server's); the timer ({@code timerFor}, asked once the question's place
    * is known) only while the call is still running then. The returned promise is completed unless
-   * the timer fired first, in which case the call is cancelled.
+   * the timer fired first, in which case the call is cancelled, or {@code askedAgain} (null: none)
+   * completed first, in which case the call goes on.
    */
   Promise<GenerationResult> callInLine(
       GenerationActivities stub,
@@ -84,7 +85,8 @@ final class LaneLine {
       LaneActivities entries,
       LaneEntry lane,
       Supplier<Duration> timerFor,
-      boolean shown) {
+      boolean shown,
+      Promise<?> askedAgain) {
     Promise<GenerationResult>[] call = new Promise[1];
     Promise<LaneSnapshot>[] entered = new Promise[1];
     CancellationScope scope =
@@ -105,7 +107,7 @@ final class LaneLine {
         progress.upsert();
       }
       if (timerFor == null) { // the call's own schedule-to-close bounds it
-        await(call[0], Workflow.newPromise());
+        await(call[0], askedAgain == null ? Workflow.newPromise() : askedAgain);
       } else {
         Duration waitAtMost = timerFor.get();
         Promise<?>[] timer = new Promise[1];
@@ -119,7 +121,9 @@ final class LaneLine {
     // a call that finished first leaves its EnterLane to finish rather than be cancelled (its
     // completion would land while the workflow completes and cost a workflow task retry)
     Workflow.await(entered[0]::isCompleted);
-    scope.cancel(); // the abandoned model call, when the timer fired
+    if (timerFor != null) {
+      scope.cancel(); // the abandoned model call, when the timer fired
+    }
     return call[0];
   }
 

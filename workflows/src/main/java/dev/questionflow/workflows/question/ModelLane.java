@@ -61,6 +61,11 @@ final class ModelLane {
   /** The deadline last counted as shed: a question shed by both models counts once. */
   private QueueDeadline counted;
 
+  /** Completed when the customer asked again; then {@link #answerNow} runs once (null: ran). */
+  private Promise<Void> askedAgain;
+
+  private Runnable answerNow;
+
   ModelLane(QuestionPolicy policy, ChainBudget budget, Progress progress) {
     this.policy = policy;
     this.budget = budget;
@@ -83,6 +88,15 @@ final class ModelLane {
   /** The queue deadline of the call in line now; 0 when none is. */
   long deadline() {
     return deadlineShown;
+  }
+
+  /**
+   * When the customer asks again while a model's call of the question is on its way, {@code
+   * answerNow} gives the answer ready below the model; the call goes on, for a fuller answer.
+   */
+  void whenAskedAgain(Promise<Void> askedAgain, Runnable answerNow) {
+    this.askedAgain = askedAgain;
+    this.answerNow = answerNow;
   }
 
   /** Whether the model was too busy for the question: its answer should say so. */
@@ -176,8 +190,14 @@ final class ModelLane {
             entries,
             entry,
             null,
-            !deadline.upgrade());
+            !deadline.upgrade(),
+            deadline.upgrade() || answerNow == null ? null : askedAgain);
     deadlineShown = 0;
+    if (!call.isCompleted()) { // asked again: the answer ready now, the model's when it comes
+      answerNow.run();
+      answerNow = null;
+      Workflow.await(call::isCompleted);
+    }
     String failure = ModelOutcome.failureType(call);
     if (failure != null && failure.startsWith("Timeout(SCHEDULE_TO_START")) {
       // no call ran that could take the question out of the ledger: it leaves here

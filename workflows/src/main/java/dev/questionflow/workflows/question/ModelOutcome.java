@@ -79,9 +79,15 @@ final class ModelOutcome {
     }
   }
 
-  /** The model's answer as the customer gets it: RAG when grounded in an FAQ entry, else LLM. */
+  /**
+   * The model's answer as the customer gets it: RAG when grounded in an FAQ entry, else LLM (null:
+   * no model answered).
+   */
   static Answer answer(
       GenerationResult generated, RetrievalResult found, boolean withoutKnowledge, Problems p) {
+    if (generated == null) {
+      return null;
+    }
     return new Answer(
         generated.text(),
         found.matched() ? AnswerLevel.RAG : AnswerLevel.LLM,

@@ -3,11 +3,14 @@ package dev.questionflow.workflows.question;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.TimeoutFailure;
+import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
 
 /**
  * What went wrong on the way to an answer, in order: the answer's {@code reason} ("primary model:
@@ -26,7 +29,20 @@ final class Problems {
     }
   }
 
+  private static final Logger log = Workflow.getLogger(Problems.class);
+
   private final List<Problem> list = new ArrayList<>();
+
+  /** A stage's result, or null when it failed (added here). */
+  <T> T orNull(String stage, Supplier<T> call) {
+    try {
+      return call.get();
+    } catch (ActivityFailure e) {
+      add(stage, failureType(e));
+      log.warn("{} stage failed: {}", stage, failureType(e));
+      return null;
+    }
+  }
 
   void add(String stage, String detail) {
     list.add(new Problem(stage, detail));

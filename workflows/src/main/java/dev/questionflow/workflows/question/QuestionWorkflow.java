@@ -40,4 +40,12 @@ public interface QuestionWorkflow {
    */
   @SignalMethod
   void sessionTurnReady(String finishedWorkflowId);
+
+  /**
+   * The caller sent the question again while it had no answer: its customer is waiting now. A
+   * question waiting for a model with an FAQ match gets that answer at once, and the model's answer
+   * follows it as revision 2 (as an upgrade does).
+   */
+  @SignalMethod
+  void askedAgain();
 }

@@ -12,11 +12,9 @@ import dev.questionflow.workflows.retrieval.RetrievalActivities;
 import dev.questionflow.workflows.retrieval.RetrievalRequest;
 import dev.questionflow.workflows.retrieval.RetrievalResult;
 import dev.questionflow.workflows.session.SessionKeys;
-import io.temporal.failure.ActivityFailure;
+import io.temporal.workflow.CompletablePromise;
 import io.temporal.workflow.Workflow;
 import java.util.List;
-import java.util.function.Supplier;
-import org.slf4j.Logger;
 
 /**
  * Walks a question down the ladder: intent, retrieval, generation with the primary and then the
@@ -33,7 +31,6 @@ import org.slf4j.Logger;
  */
 public class QuestionWorkflowImpl implements QuestionWorkflow {
 
-  private static final Logger log = Workflow.getLogger(QuestionWorkflowImpl.class);
   private static final int TOP_K = 3;
   static final String NO_KNOWLEDGE_NOTICE =
       "Answered without our knowledge base, which is unavailable right now.";
@@ -57,6 +54,7 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
   private IntentResult modelsReported;
 
   private int priority;
+  private final CompletablePromise<Void> askedAgain = Workflow.newPromise();
 
   @Override
   public Answer answer(Question question) {
@@ -107,6 +105,10 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
     if (Workflow.getVersion(ModelLane.QUEUE_DEADLINES, Workflow.DEFAULT_VERSION, 1) == 1) {
       outcome.recordFirstAnswer(QueueDeadline.tierOf(question));
       deadline = QueueDeadline.of(policy, found.matched(), QueueDeadline.tierOf(question));
+      if (found.matched()) { // a customer who asks again while the model works gets it at once
+        Answer ready = FaqRung.askedAgain(found, problems);
+        lane.whenAskedAgain(askedAgain, () -> outcome.answerFirst(ready, problems));
+      }
     }
     GenerationResult generated =
         generate(ModelFailures.PRIMARY, question.text(), found, sessionKey, problems, deadline);
@@ -120,11 +122,12 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
       generated =
           generate(ModelFailures.BACKUP, question.text(), found, sessionKey, problems, deadline);
     }
-    if (generated != null) {
-      return outcome.finish(
-          ModelOutcome.answer(generated, found, withoutKnowledge, problems),
-          Stage.ANSWERED,
-          problems);
+    Answer modelAnswer = ModelOutcome.answer(generated, found, withoutKnowledge, problems);
+    if (outcome.upgrading()) { // asked again: the FAQ answer went first, the model's follows
+      return outcome.endUpgrade(modelAnswer, problems);
+    }
+    if (modelAnswer != null) {
+      return outcome.finish(modelAnswer, Stage.ANSWERED, problems);
     }
 
     if (found.matched()) {
@@ -159,28 +162,16 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
     GenerationResult fuller =
         generate(
             ModelFailures.PRIMARY, text, found, sessionKey, later, QueueDeadline.upgrade(policy));
-    return outcome.endUpgrade(
-        fuller == null ? null : ModelOutcome.answer(fuller, found, withoutKnowledge, later), later);
+    return outcome.endUpgrade(ModelOutcome.answer(fuller, found, withoutKnowledge, later), later);
   }
 
   private IntentResult classify(String text, Problems problems) {
-    return optional("intent", () -> intents.classifyIntent(text), problems);
+    return problems.orNull("intent", () -> intents.classifyIntent(text));
   }
 
   private RetrievalResult retrieve(String text, Problems problems) {
-    return optional(
-        "retrieval", () -> retrieval.retrieveFaq(new RetrievalRequest(text, TOP_K)), problems);
-  }
-
-  /** A stage's result, or null when it failed (added to problems). */
-  private static <T> T optional(String stage, Supplier<T> call, Problems problems) {
-    try {
-      return call.get();
-    } catch (ActivityFailure e) {
-      problems.add(stage, Problems.failureType(e));
-      log.warn("{} stage failed: {}", stage, Problems.failureType(e));
-      return null;
-    }
+    return problems.orNull(
+        "retrieval", () -> retrieval.retrieveFaq(new RetrievalRequest(text, TOP_K)));
   }
 
   /**
@@ -217,6 +208,11 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
   @Override
   public void sessionTurnReady(String finishedWorkflowId) {
     sessions.finished(finishedWorkflowId);
+  }
+
+  @Override
+  public void askedAgain() {
+    askedAgain.complete(null);
   }
 
   @Override

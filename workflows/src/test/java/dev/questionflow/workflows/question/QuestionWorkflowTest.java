@@ -617,6 +617,41 @@ class QuestionWorkflowTest {
     GoldenHistories.keep(client, "q-upgrade", "upgraded");
   }
 
+  @Test
+  void aCustomerWhoAsksAgainGetsTheFaqAnswerAtOnceAndTheModelsAfterIt() {
+    activities.match = CARD;
+    activities.modelReply = "Your card was posted yesterday and arrives on Friday.";
+    activities.laneGate = new java.util.concurrent.CompletableFuture<>(); // a slow model
+
+    QuestionWorkflow workflow = workflow("q-asked-again");
+    WorkflowClient.start(
+        workflow::answer, question("Where is my card?", withPrimaryLane().withPatience(10, 0)));
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> activities.modelCalls.get() == 1);
+    assertThat(workflow.status(null).answer()).as("no answer before asking again").isNull();
+    workflow.askedAgain();
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> workflow.status(null).answer() != null);
+    QuestionStatus quick = workflow.status(null);
+    workflow.askedAgain(); // once more: nothing new
+    activities.laneGate.complete(null);
+    Answer fuller = client.newUntypedWorkflowStub("q-asked-again").getResult(Answer.class);
+
+    assertThat(quick.stage()).isEqualTo(Stage.ANSWERED);
+    assertThat(quick.upgrading()).isTrue();
+    assertThat(quick.answer().level()).isEqualTo(AnswerLevel.FAQ);
+    assertThat(quick.answer().revision()).isEqualTo(1);
+    assertThat(quick.answer().notice()).contains("fuller answer follows");
+    assertThat(fuller.level()).isEqualTo(AnswerLevel.RAG);
+    assertThat(fuller.revision()).isEqualTo(2);
+    assertThat(fuller.text()).isEqualTo(activities.modelReply);
+    assertThat(activities.modelCalls.get()).as("the call went on, no second one").isEqualTo(1);
+    assertThat(activities.turns).as("the session's turn is the first answer").hasSize(1);
+    GoldenHistories.keep(client, "q-asked-again", "asked-again");
+  }
+
   private long eventsOf(String workflowId, EventType type) {
     return client.fetchHistory(workflowId).getEvents().stream()
         .filter(e -> e.getEventType() == type)
