@@ -292,9 +292,12 @@ final class PeersReport {
             + " cooldowns; the back end calls a proxy and retries an error once.\n\n");
     md.append(
         "Each contestant is started once and runs the scenarios in the order below, after serving"
-            + " the quota for 30 s (a warm-up whose figures are not kept): what one scenario leaves"
-            + " behind (a lane rate the adaptive controller lowered, a proxy's cooldowns) is there"
-            + " when the next begins.\n\n");
+            + " the quota for 30 s (a warm-up whose figures are not kept). Before each scenario"
+            + " ours' lanes are rested (their rates and statistics deleted from Redis, the configured"
+            + " rate back on the server), since every scenario starts from a healthy provider: a"
+            + " rate the adaptive controller halved in the outage would otherwise hold the next"
+            + " scenario at half the quota for minutes. A proxy's cooldowns are there when the next"
+            + " begins.\n\n");
     md.append(
         "Every figure of customer time is read from the customer's **first answer**: ours may give"
             + " a quick FAQ answer when the model's line is longer than the customer's patience,"

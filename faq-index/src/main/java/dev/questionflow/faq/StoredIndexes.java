@@ -3,9 +3,11 @@ package dev.questionflow.faq;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
@@ -29,6 +31,7 @@ final class StoredIndexes {
 
   private static final Logger log = LoggerFactory.getLogger(StoredIndexes.class);
   private static final Map<Path, Object> DIR_LOCKS = new ConcurrentHashMap<>();
+  private static final String BUILD_LOCK = "questionflow-build.lock";
 
   private StoredIndexes() {}
 
@@ -87,7 +90,10 @@ final class StoredIndexes {
    * The one way both indexes are stored: opens the index in {@code folder} and reuses it when its
    * stored fingerprint is {@code fingerprint}; otherwise (missing, unreadable, built from other
    * content or another model) clears it and writes it again; then opens it with {@code opener}. The
-   * directory is closed here if anything fails. Serialised per folder within this JVM.
+   * directory is closed here if anything fails. Serialised per folder within this JVM and, by a
+   * file lock, across processes: instances that share a data directory and start together would
+   * otherwise both find no index and both build it, and the second fails on Lucene's write lock
+   * (which guards a writer, not the decision to build).
    *
    * @param what for logs and errors ("FAQ index for pack banking77")
    */
@@ -101,8 +107,7 @@ final class StoredIndexes {
     Path key = folder.toAbsolutePath().normalize();
     synchronized (lockFor(key)) {
       Directory dir = null;
-      try {
-        Files.createDirectories(key);
+      try (FileChannel ignored = buildLock(key, what)) {
         dir = FSDirectory.open(key);
         String stored = storedFingerprint(dir, fingerprintKey);
         boolean rebuild = !fingerprint.equals(stored);
@@ -129,6 +134,27 @@ final class StoredIndexes {
         closeQuietly(dir);
         throw e;
       }
+    }
+  }
+
+  /**
+   * The folder's build lock, held until the index is open (closing the channel releases it):
+   * another process building the same folder is waited for, and its index is then reused.
+   */
+  private static FileChannel buildLock(Path folder, String what) throws IOException {
+    Files.createDirectories(folder);
+    FileChannel channel =
+        FileChannel.open(
+            folder.resolve(BUILD_LOCK), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    try {
+      if (channel.tryLock() == null) {
+        log.info("Waiting for another process that builds {} in {}", what, folder);
+        channel.lock();
+      }
+      return channel;
+    } catch (IOException | RuntimeException e) {
+      channel.close();
+      throw e;
     }
   }
 

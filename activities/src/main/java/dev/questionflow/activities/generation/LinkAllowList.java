@@ -1,5 +1,6 @@
 package dev.questionflow.activities.generation;
 
+import com.google.common.net.InternetDomainName;
 import java.net.IDN;
 import java.text.Normalizer;
 import java.util.List;
@@ -12,9 +13,11 @@ import java.util.regex.Pattern;
  * The hosts an answer may link to ({@code cs.llm.allowed-link-hosts}); a host's subdomains are
  * allowed with it. Links are found as URLs with a scheme ({@code https://...}, also {@code
  * javascript:} and the like in a markdown link), protocol-relative {@code //host}, bare {@code
- * www.} hosts, markdown link targets, and bare {@code host.tld/path}. The host is read the way a
- * browser reads it: after the last {@code @} of the authority ({@code
- * https://northwind.example@evil.example} goes to evil.example), before any port, path or
+ * www.} hosts, markdown link targets, bare {@code host.tld/path}, and a bare {@code host.tld} whose
+ * last label is a public suffix ({@code log in at evil.com}: a chat client turns it into a link;
+ * Guava's pinned copy of the Public Suffix List decides, so {@code e.g.} or {@code 18.05.2024} stay
+ * text). The host is read the way a browser reads it: after the last {@code @} of the authority
+ * ({@code https://northwind.example@evil.example} goes to evil.example), before any port, path or
  * backslash, and international names in their ASCII (punycode) form. What cannot be read as a host
  * is foreign: the check fails closed.
  */
@@ -38,6 +41,11 @@ public final class LinkAllowList {
   private static final Pattern HOST_WITH_PATH =
       Pattern.compile(
           "(?i)(?<![\\w.@/-])(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]{2,24}(?=[/:]\\S)");
+
+  /** A dotted name on its own: a link only when it ends in a public suffix. */
+  private static final Pattern BARE_HOST =
+      Pattern.compile(
+          "(?i)(?<![\\w.@/-])(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]{2,24}(?![\\w@-])(?!\\.[a-z0-9])");
 
   private final Set<String> hosts;
 
@@ -82,6 +90,15 @@ public final class LinkAllowList {
       Matcher m = link.matcher(text);
       while (m.find()) {
         String foreign = foreignTarget(m.group());
+        if (foreign != null) {
+          return foreign;
+        }
+      }
+    }
+    Matcher bare = BARE_HOST.matcher(text);
+    while (bare.find()) {
+      if (endsInPublicSuffix(bare.group())) {
+        String foreign = foreignTarget(bare.group());
         if (foreign != null) {
           return foreign;
         }
@@ -149,6 +166,12 @@ public final class LinkAllowList {
     } catch (IllegalArgumentException e) {
       return null;
     }
+  }
+
+  private static boolean endsInPublicSuffix(String name) {
+    String lower = name.toLowerCase(Locale.ROOT);
+    return InternetDomainName.isValid(lower)
+        && InternetDomainName.from(lower).isUnderPublicSuffix();
   }
 
   private boolean allowed(String host) {

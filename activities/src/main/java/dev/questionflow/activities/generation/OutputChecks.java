@@ -34,7 +34,7 @@ public final class OutputChecks {
   private final PromptLeaks leaks;
   private final LinkAllowList links;
 
-  OutputChecks(Safeguards safeguards) {
+  public OutputChecks(Safeguards safeguards) {
     this.redactor = safeguards.redactor();
     this.leaks = new PromptLeaks(PromptBuilder.rules(), safeguards.canary());
     this.links = safeguards.links();
@@ -45,13 +45,30 @@ public final class OutputChecks {
    * @throws Rejected for empty or garbled output, a prompt leak or a foreign link
    */
   public String check(String text) {
+    return redactor.redact(verified(text));
+  }
+
+  /**
+   * Why the text would be rejected, or null when it passes; the same checks without redaction, for
+   * text a person wrote (a learned FAQ answer may name the shop's own phone number).
+   */
+  public String rejection(String text) {
+    try {
+      verified(text);
+      return null;
+    } catch (Rejected rejected) {
+      return rejected.getMessage();
+    }
+  }
+
+  private String verified(String text) {
     if (text == null || text.isBlank()) {
-      throw new Rejected(ModelFailures.EMPTY_OUTPUT, "the model returned an empty answer");
+      throw new Rejected(ModelFailures.EMPTY_OUTPUT, "the answer is empty");
     }
     String stripped = text.strip();
     String why = garbledReason(stripped);
     if (why != null) {
-      throw new Rejected(ModelFailures.GARBLED_OUTPUT, "the model returned garbled output: " + why);
+      throw new Rejected(ModelFailures.GARBLED_OUTPUT, "the answer is garbled: " + why);
     }
     String leak = leaks.find(stripped);
     if (leak != null) {
@@ -66,7 +83,7 @@ public final class OutputChecks {
               + ", which is not in cs.llm.allowed-link-hosts "
               + links.hosts());
     }
-    return redactor.redact(stripped);
+    return stripped;
   }
 
   /**

@@ -9,7 +9,9 @@ public final class ChangeRejected extends RuntimeException {
     /** No change with that version. */
     NOT_FOUND,
     /** The log's state forbids it: already reverted, or a reverted entry still has phrasings. */
-    CONFLICT
+    CONFLICT,
+    /** A new entry's answer fails the checks a model's answer passes: customers must not see it. */
+    UNSAFE
   }
 
   private final Why why;

@@ -90,7 +90,8 @@ public final class FaqLearning {
    * Creates an entry answered by {@code answer}, with the phrasing as its first phrasing.
    *
    * @param question its standard question; null or blank = the phrasing
-   * @throws ChangeRejected INVALID: bad or taken id, empty or overlong text
+   * @throws ChangeRejected INVALID: bad or taken id, empty or overlong text; UNSAFE: the answer
+   *     fails the answer checks (a link outside the allow-list, garbled text)
    */
   public FaqChange addEntry(
       String entryId,
@@ -111,6 +112,11 @@ public final class FaqLearning {
     String standard =
         question == null || question.isBlank() ? text : checked("question", question, MAX_TEXT);
     String reply = checked("answer", answer, MAX_ANSWER);
+    String unsafe = live.answerRejection(reply);
+    if (unsafe != null) { // it would answer every customer whose question matches it
+      throw new ChangeRejected(
+          ChangeRejected.Why.UNSAFE, "the reply cannot become an FAQ answer: " + unsafe);
+    }
     return made(
         live.changes()
             .append(

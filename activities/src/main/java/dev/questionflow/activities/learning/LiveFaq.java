@@ -39,6 +39,7 @@ public final class LiveFaq implements AutoCloseable {
   private final SemanticFaqIndex semantic;
   private final FaqChangeLog changes;
   private final Runnable onChange;
+  private final AnswerCheck answers;
   private volatile FaqPack pack;
   private volatile FaqOverlay overlay = FaqOverlay.EMPTY;
   private long appliedRevision = -1;
@@ -48,14 +49,18 @@ public final class LiveFaq implements AutoCloseable {
   /**
    * @param semantic null when the semantic level is off
    * @param onChange run after a new state was applied (clears caches of earlier matches)
+   * @param answers a learned entry whose answer fails it is left out (taught before the check, or
+   *     before the allow-list changed)
    */
   public LiveFaq(
       FaqPack base,
       KeywordFaqIndex keyword,
       SemanticFaqIndex semantic,
       FaqChangeLog changes,
-      Runnable onChange) {
+      Runnable onChange,
+      AnswerCheck answers) {
     this.base = base;
+    this.answers = answers;
     this.keyword = keyword;
     this.semantic = semantic;
     this.changes = changes;
@@ -75,6 +80,11 @@ public final class LiveFaq implements AutoCloseable {
 
   public FaqChangeLog changes() {
     return changes;
+  }
+
+  /** Why {@code answer} may not be a learned entry's answer, or null when it may. */
+  public String answerRejection(String answer) {
+    return answers.rejection(answer);
   }
 
   /**
@@ -107,7 +117,7 @@ public final class LiveFaq implements AutoCloseable {
     // read after the revision: a change landing in between is applied now and again at the next
     // poll (applying the same overlay again does nothing)
     List<FaqChange> all = changes.all();
-    FaqOverlay next = overlayOf(base, all);
+    FaqOverlay next = overlayOf(base, all, answers);
     keyword.apply(next);
     if (semantic != null) {
       semantic.apply(next);
@@ -131,9 +141,10 @@ public final class LiveFaq implements AutoCloseable {
   /**
    * The live changes as an overlay, oldest first. A change that no longer fits the pack (a new pack
    * release brought an entry with a learned entry's id, or dropped an entry a phrasing belongs to)
-   * is left out with a WARN instead of stopping every other change.
+   * is left out with a WARN instead of stopping every other change; so is a learned entry whose
+   * answer fails the answer checks (an ERROR: customers would have seen it).
    */
-  static FaqOverlay overlayOf(FaqPack base, List<FaqChange> changeLog) {
+  static FaqOverlay overlayOf(FaqPack base, List<FaqChange> changeLog, AnswerCheck answers) {
     Set<String> ids = new HashSet<>();
     base.entries().forEach(e -> ids.add(e.id()));
     List<FaqEntry> entries = new ArrayList<>();
@@ -143,6 +154,16 @@ public final class LiveFaq implements AutoCloseable {
         continue;
       }
       if (c.kind() == FaqChange.Kind.ADD_ENTRY) {
+        String rejected = answers.rejection(c.answer());
+        if (rejected != null) {
+          log.error(
+              "pack change {} left out: the answer of learned entry '{}' fails the answer checks"
+                  + " ({}); revert it and teach it again",
+              c.version(),
+              c.entryId(),
+              rejected);
+          continue;
+        }
         if (!ids.add(c.entryId())) {
           log.warn(
               "pack change {} left out: pack {} already has an entry '{}'",

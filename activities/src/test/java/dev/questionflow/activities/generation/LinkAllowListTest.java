@@ -33,7 +33,10 @@ class LinkAllowListTest {
         "请访问 ｈｔｔｐｓ：／／ｅｖｉｌ．ｅｘａｍｐｌｅ／ｌｏｇｉｎ 验证               | evil.example",
         "请点击https://evil.example/验证账户                              | evil.example",
         "退款网址：evil-refund.example/claim                             | evil-refund.example",
-        "短链接：//evil.example/x                                       | evil.example"
+        "短链接：//evil.example/x                                       | evil.example",
+        "Log in at evil.com to verify your card.                       | evil.com",
+        "Your refund is waiting at Refund-Center.co.uk                 | refund-center.co.uk",
+        "请登录 evil.cn 验证                                              | evil.cn"
       })
   void linksToOtherHostsAreForeign(String answer, String foreign) {
     assertThat(links.firstForeign(answer.strip())).isEqualTo(foreign);
@@ -51,7 +54,10 @@ class LinkAllowListTest {
         "Cards arrive within 3-5 working days, e.g. by 18.05.2024, at 10:30.",
         "The fee is 2.5% (see section 3.1/a).",
         "Write to support@northwind.example for help.",
-        "您的卡将在3-5个工作日内送达。"
+        "您的卡将在3-5个工作日内送达。",
+        "Log in at northwind.example or help.northwind.example to check.",
+        "Cards arrive in 3-5 days, i.e. by Friday, e.g. via courier.",
+        "Attach the statement.pdf and the form v2.1 to your reply."
       })
   void allowedHostsTheirSubdomainsAndTextWithoutLinksPass(String answer) {
     assertThat(links.firstForeign(answer)).isNull();
@@ -68,5 +74,18 @@ class LinkAllowListTest {
     assertThat(LinkAllowList.NONE.firstForeign("https://northwind.example/"))
         .isEqualTo("northwind.example");
     assertThat(LinkAllowList.NONE.firstForeign("no links here")).isNull();
+  }
+
+  /**
+   * The stricter reading of bare host names must not turn a shipped standard answer into a link.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"banking77", "ecommerce-zh"})
+  void noShippedFaqAnswerLinksAnywhere(String packId) {
+    for (dev.questionflow.faq.FaqEntry entry :
+        dev.questionflow.faq.FaqPacks.loadFromClasspath(packId).entries()) {
+      // the packs' one link is the example bank's own site, which its operators allow
+      assertThat(links.firstForeign(entry.answer())).as(entry.id()).isNull();
+    }
   }
 }

@@ -3,6 +3,10 @@ package dev.questionflow.activities.learning;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.questionflow.activities.generation.LinkAllowList;
+import dev.questionflow.activities.generation.OutputChecks;
+import dev.questionflow.activities.generation.PromptCanary;
+import dev.questionflow.activities.generation.Safeguards;
 import dev.questionflow.activities.privacy.Redactor;
 import dev.questionflow.faq.FaqMatch;
 import dev.questionflow.faq.FaqPack;
@@ -10,6 +14,8 @@ import dev.questionflow.faq.FaqPacks;
 import dev.questionflow.faq.KeywordFaqIndex;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -45,8 +51,8 @@ class LiveFaqTest {
   void aPhrasingLearnedOnOneInstanceChangesTheNextMatchOnTheOtherUntilItIsReverted() {
     InMemoryFaqChangeLog log = new InMemoryFaqChangeLog();
     AtomicInteger cleared = new AtomicInteger();
-    LiveFaq a = new LiveFaq(pack, indexA, null, log, cleared::incrementAndGet);
-    LiveFaq b = new LiveFaq(pack, indexB, null, log, null);
+    LiveFaq a = new LiveFaq(pack, indexA, null, log, cleared::incrementAndGet, AnswerCheck.NONE);
+    LiveFaq b = new LiveFaq(pack, indexB, null, log, null, AnswerCheck.NONE);
     a.refresh();
     b.refresh();
     FaqLearning learning = learning(a);
@@ -73,8 +79,8 @@ class LiveFaqTest {
   @Test
   void aNewEntryIsInTheLivePackAnsweredByTheReplyAndFoundByTheOtherInstanceOnAMiss() {
     InMemoryFaqChangeLog log = new InMemoryFaqChangeLog();
-    LiveFaq a = new LiveFaq(pack, indexA, null, log, null);
-    LiveFaq b = new LiveFaq(pack, indexB, null, log, null);
+    LiveFaq a = new LiveFaq(pack, indexA, null, log, null, AnswerCheck.NONE);
+    LiveFaq b = new LiveFaq(pack, indexB, null, log, null, AnswerCheck.NONE);
     FaqChange entry =
         learning(a)
             .addEntry(
@@ -102,7 +108,7 @@ class LiveFaqTest {
   @Test
   void badChangesAreRefusedBeforeAnythingIsWritten() {
     InMemoryFaqChangeLog log = new InMemoryFaqChangeLog();
-    LiveFaq a = new LiveFaq(pack, indexA, null, log, null);
+    LiveFaq a = new LiveFaq(pack, indexA, null, log, null, AnswerCheck.NONE);
     FaqLearning learning = learning(a);
     assertRejected(() -> learning.addPhrasing("no_such_entry", SWALLOW, "T", "x"), "no entry");
     assertRejected(() -> learning.addPhrasing("card_arrival", "  ", "T", "x"), "empty");
@@ -125,7 +131,7 @@ class LiveFaqTest {
   @Test
   void aPhrasingCarriesNoPersonalDataOrIdentifiersIntoThePack() {
     InMemoryFaqChangeLog log = new InMemoryFaqChangeLog();
-    LiveFaq a = new LiveFaq(pack, indexA, null, log, null);
+    LiveFaq a = new LiveFaq(pack, indexA, null, log, null, AnswerCheck.NONE);
     try {
       FaqChange c =
           learning(a)
@@ -142,6 +148,58 @@ class LiveFaqTest {
       log.all().forEach(ch -> log.revert(ch.version(), "cleanup", ch.at()));
       a.refresh();
     }
+  }
+
+  /**
+   * The model's answer checks guard learned answers: refused when taught, and left out when a
+   * change in the log fails them (taught before the check, or before the allow-list changed).
+   */
+  @Test
+  void aLearnedAnswerThatLinksOutsideTheAllowListNeverReachesCustomers() {
+    InMemoryFaqChangeLog log = new InMemoryFaqChangeLog();
+    AnswerCheck answers =
+        new OutputChecks(
+                new Safeguards(
+                    Redactor.ALL_KINDS,
+                    PromptCanary.random(),
+                    new LinkAllowList(List.of("northwind.example"))))
+            ::rejection;
+    LiveFaq a = new LiveFaq(pack, indexA, null, log, null, answers);
+    FaqLearning learning = learning(a);
+    assertThatThrownBy(
+            () ->
+                learning.addEntry(
+                    "branch_hours", "q", "Log in at evil.com to see them.", SWALLOW, "T", "x"))
+        .isInstanceOfSatisfying(
+            ChangeRejected.class, e -> assertThat(e.why()).isEqualTo(ChangeRejected.Why.UNSAFE))
+        .hasMessageContaining("evil.com");
+    assertThat(log.all()).isEmpty();
+    FaqChange allowed =
+        learning.addEntry(
+            "branch_hours", "q", "See https://northwind.example/hours.", SWALLOW, "T", "x");
+    assertThat(a.entry("branch_hours")).isPresent();
+
+    // a change already in the log (written by an older version) that fails the checks
+    log.append(
+        FaqChange.entry(
+            "branch_parking",
+            "Where do I park?",
+            "Park at https://evil.example/parking.",
+            "where can i park my car at the branch",
+            "T-9",
+            "old",
+            java.time.Instant.now()),
+        false);
+    a.refresh();
+    assertThat(a.entry("branch_parking")).isEmpty();
+    assertThat(indexA.best("where can i park my car at the branch"))
+        .map(FaqMatch::faqId)
+        .isNotEqualTo(Optional.of("branch_parking"));
+    learning.revert(allowed.version(), "root");
+    log.all().stream()
+        .filter(c -> !c.reverted())
+        .forEach(c -> log.revert(c.version(), "cleanup", c.at()));
+    a.refresh();
   }
 
   private static FaqLearning learning(LiveFaq live) {

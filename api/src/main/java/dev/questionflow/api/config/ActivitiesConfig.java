@@ -3,6 +3,7 @@ package dev.questionflow.api.config;
 import dev.questionflow.activities.generation.LinkAllowList;
 import dev.questionflow.activities.generation.ModelSettings;
 import dev.questionflow.activities.generation.OpenAiGenerationActivities;
+import dev.questionflow.activities.generation.OutputChecks;
 import dev.questionflow.activities.generation.PromptCanary;
 import dev.questionflow.activities.generation.Safeguards;
 import dev.questionflow.activities.intent.RuleIntentActivities;
@@ -191,7 +192,7 @@ class ActivitiesConfig {
       UpstreamErrors errors,
       SessionStore sessions,
       LaneGate laneGate,
-      Redactor redactor) {
+      Safeguards safeguards) {
     CsProperties.Llm llm = properties.llm();
     ModelSettings primary =
         new ModelSettings(
@@ -221,7 +222,14 @@ class ActivitiesConfig {
         errors,
         sessions,
         laneGate,
-        new Safeguards(redactor, promptCanary(llm), allowedLinks(llm)));
+        safeguards);
+  }
+
+  /** One canary and one allow-list for the model's answers and for answers staff teach the FAQ. */
+  @Bean
+  Safeguards safeguards(Redactor redactor, CsProperties properties) {
+    CsProperties.Llm llm = properties.llm();
+    return new Safeguards(redactor, promptCanary(llm), allowedLinks(llm));
   }
 
   private static LinkAllowList allowedLinks(CsProperties.Llm llm) {
@@ -261,9 +269,16 @@ class ActivitiesConfig {
       SemanticMatcher semantic,
       FaqChangeLog changes,
       HotEntryCache hotCache,
+      Safeguards safeguards,
       CsProperties properties,
       MeterRegistry meters) {
-    return new LiveFaq(pack, keyword, semantic.index(), changes, hotCache::clear)
+    return new LiveFaq(
+            pack,
+            keyword,
+            semantic.index(),
+            changes,
+            hotCache::clear,
+            new OutputChecks(safeguards)::rejection)
         .start(properties.faq().learningPollInterval(), meters);
   }
 

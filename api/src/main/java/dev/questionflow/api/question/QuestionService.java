@@ -262,11 +262,6 @@ public class QuestionService {
   }
 
   /**
-   * A resubmit of a question that already finished, made after its session expired from the line,
-   * has just joined the line again: take it out, or the session's next question would wait for it.
-   * (A resubmit of a running question changed nothing: its join was a no-op.)
-   */
-  /**
    * The caller sent a question again that it had sent before: its customer is waiting now, which
    * the workflow is told (QuestionWorkflow#askedAgain), once a window per question so that a
    * client's loop costs one signal. A question already answered has nothing to do with it.
@@ -284,6 +279,11 @@ public class QuestionService {
     }
   }
 
+  /**
+   * A resubmit of a question that already finished, made after its session expired from the line,
+   * has just joined the line again: take it out, or the session's next question would wait for it.
+   * (A resubmit of a running question changed nothing: its join was a no-op.)
+   */
   private void leaveLineIfClosed(String sessionId, String workflowId) {
     try {
       WorkflowExecutionStatus status =

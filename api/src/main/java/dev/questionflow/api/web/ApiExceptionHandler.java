@@ -155,6 +155,7 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
           case INVALID -> HttpStatus.BAD_REQUEST;
           case NOT_FOUND -> HttpStatus.NOT_FOUND;
           case CONFLICT -> HttpStatus.CONFLICT;
+          case UNSAFE -> HttpStatus.UNPROCESSABLE_CONTENT;
         };
     ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, ex.getMessage());
     problem.setTitle(
@@ -162,6 +163,7 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
           case INVALID -> "Invalid pack change";
           case NOT_FOUND -> "Not found";
           case CONFLICT -> "Conflict";
+          case UNSAFE -> "Answer refused";
         });
     return problem;
   }

@@ -151,6 +151,21 @@ class FaqLearningApiTest {
     assertThat(refused.path("detail").asText()).contains("already exists");
   }
 
+  private String changes() throws Exception {
+    return mvc.perform(get("/api/v1/admin/faq/changes"))
+        .andReturn()
+        .getResponse()
+        .getContentAsString();
+  }
+
+  /** Neither the pack change nor the reply happened: the log as before, the ticket still open. */
+  private void assertNothingHappened(String changesBefore, String ticketId) throws Exception {
+    assertThat(changes()).isEqualTo(changesBefore);
+    mvc.perform(get("/api/v1/tickets/" + ticketId))
+        .andExpect(status().isOk())
+        .andExpect(jsonPath("$.status").value("OPEN"));
+  }
+
   @Test
   void badChangesGetA400AndNeitherTheReplyNorTheChangeHappens() throws Exception {
     String ticketId = ticketFor("Which colour is the moon on Tuesdays?");
@@ -166,11 +181,7 @@ class FaqLearningApiTest {
             "{\"text\":\"x\",\"learn\":{\"asPhrasingOf\":\"card_arrival\",\"phrasing\":\""
                 + "a".repeat(1001)
                 + "\"}}");
-    String before =
-        mvc.perform(get("/api/v1/admin/faq/changes"))
-            .andReturn()
-            .getResponse()
-            .getContentAsString();
+    String before = changes();
     for (String body : bad) {
       String problem =
           mvc.perform(
@@ -184,14 +195,41 @@ class FaqLearningApiTest {
               .getContentAsString();
       assertThat(JSON.readTree(problem).path("detail").asText()).as(body).isNotBlank();
     }
-    assertThat(
-            mvc.perform(get("/api/v1/admin/faq/changes"))
-                .andReturn()
-                .getResponse()
-                .getContentAsString())
-        .isEqualTo(before);
-    mvc.perform(get("/api/v1/tickets/" + ticketId))
-        .andExpect(status().isOk())
-        .andExpect(jsonPath("$.status").value("OPEN"));
+    assertNothingHappened(before, ticketId);
+  }
+
+  /**
+   * A learned entry answers every customer whose question matches it: a reply that links outside
+   * the allow-list (none here) may answer its own ticket's customer, but is refused as FAQ
+   * knowledge (422), and nothing happens, neither the change nor the reply.
+   */
+  @Test
+  void aReplyThatLinksOutsideTheAllowListIsNotTaught() throws Exception {
+    String ticketId = ticketFor("Where can I see the branch's new opening hours for winter?");
+    String before = changes();
+    for (String answer :
+        List.of(
+            "See https://opening-hours.example/winter for the list.",
+            "Log in at winter-hours.com to see them.")) {
+      String problem =
+          mvc.perform(
+                  post("/api/v1/tickets/" + ticketId + "/reply")
+                      .contentType(MediaType.APPLICATION_JSON)
+                      .content(
+                          JSON.writeValueAsString(
+                              java.util.Map.of(
+                                  "text",
+                                  answer,
+                                  "learn",
+                                  java.util.Map.of(
+                                      "newEntry", java.util.Map.of("id", "winter_hours"))))))
+              .andExpect(status().isUnprocessableContent())
+              .andExpect(content().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON))
+              .andReturn()
+              .getResponse()
+              .getContentAsString();
+      assertThat(JSON.readTree(problem).path("detail").asText()).as(answer).contains("links to");
+    }
+    assertNothingHappened(before, ticketId);
   }
 }
