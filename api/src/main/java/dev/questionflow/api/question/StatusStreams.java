@@ -16,12 +16,16 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.MediaType;
 import org.springframework.stereotype.Component;
 import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
@@ -38,7 +42,7 @@ class StatusStreams {
 
   private static final Logger log = LoggerFactory.getLogger(StatusStreams.class);
 
-  private final QuestionService questions;
+  private final Function<String, QuestionStatus> statuses;
   private final Duration timeout;
   private final Duration pollInterval;
   private final CsProperties.Api limits;
@@ -49,21 +53,50 @@ class StatusStreams {
   /** Open streams: the instance's total, per owner and per web visitors' address. */
   private final ConcurrentHashMap<String, Integer> open = new ConcurrentHashMap<>();
 
-  private final ScheduledExecutorService poller =
-      Executors.newScheduledThreadPool(
-          2,
-          r -> {
-            Thread thread = new Thread(r, "sse-status-poller");
-            thread.setDaemon(true);
-            return thread;
-          });
+  /** Runs each stream's next poll after a delay (a test runs them by hand). */
+  interface Scheduler {
+    Future<?> schedule(Runnable task, Duration delay);
+  }
 
+  private final Scheduler scheduler;
+  private final LongSupplier nanoTime;
+  private final ScheduledExecutorService poller;
+
+  @Autowired
   StatusStreams(QuestionService questions, CsProperties properties) {
-    this.questions = questions;
-    this.timeout = properties.api().sseTimeout();
-    this.pollInterval = properties.api().ssePollInterval();
-    this.limits = properties.api();
-    this.heartbeat = properties.api().sseHeartbeat();
+    this(questions::status, properties.api(), null, System::nanoTime);
+  }
+
+  /**
+   * @param scheduler null: a pool of two daemon threads
+   * @param nanoTime the clock of polls and heartbeats ({@link System#nanoTime} outside tests)
+   */
+  StatusStreams(
+      Function<String, QuestionStatus> statuses,
+      CsProperties.Api api,
+      Scheduler scheduler,
+      LongSupplier nanoTime) {
+    this.statuses = statuses;
+    this.timeout = api.sseTimeout();
+    this.pollInterval = api.ssePollInterval();
+    this.limits = api;
+    this.heartbeat = api.sseHeartbeat();
+    this.nanoTime = nanoTime;
+    if (scheduler == null) {
+      ScheduledExecutorService pool =
+          Executors.newScheduledThreadPool(
+              2,
+              r -> {
+                Thread thread = new Thread(r, "sse-status-poller");
+                thread.setDaemon(true);
+                return thread;
+              });
+      this.poller = pool;
+      this.scheduler = (task, delay) -> pool.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
+    } else {
+      this.poller = null;
+      this.scheduler = scheduler;
+    }
   }
 
   /**
@@ -74,52 +107,85 @@ class StatusStreams {
       Requester requester, String clientAddress, String workflowId, QuestionStatus first) {
     Runnable release = reserve(requester, clientAddress);
     SseEmitter emitter = new SseEmitter(timeout.toMillis());
-    AtomicReference<QuestionStatus> last = new AtomicReference<>();
-    AtomicLong lastSent = new AtomicLong(System.nanoTime());
-    AtomicReference<ScheduledFuture<?>> task = new AtomicReference<>();
-    AtomicBoolean released = new AtomicBoolean();
-    Runnable stop =
-        () -> {
-          ScheduledFuture<?> running = task.get();
-          if (running != null) {
-            running.cancel(false);
-          }
-          if (released.compareAndSet(false, true)) {
-            release.run();
-          }
-        };
-    emitter.onCompletion(stop);
-    emitter.onTimeout(stop);
-    emitter.onError(e -> stop.run());
-    if (publish(emitter, last, lastSent, first)) {
-      stop.run();
-      return emitter;
-    }
-    task.set(
-        poller.scheduleWithFixedDelay(
-            () -> {
-              try {
-                if (publish(emitter, last, lastSent, questions.status(workflowId))
-                    || !heartbeatIfQuiet(emitter, lastSent)) {
-                  stop.run();
-                }
-              } catch (RuntimeException e) {
-                log.debug("status stream for {} ended: {}", workflowId, e.toString());
-                emitter.completeWithError(e);
-                stop.run();
-              }
-            },
-            pollInterval.toMillis(),
-            pollInterval.toMillis(),
-            java.util.concurrent.TimeUnit.MILLISECONDS));
+    Watch watch = new Watch(emitter, workflowId, release);
+    emitter.onCompletion(watch::stop);
+    emitter.onTimeout(watch::stop);
+    emitter.onError(e -> watch.stop());
+    watch.start(first);
     return emitter;
+  }
+
+  /**
+   * One open stream: each run reads the status and sends it if it changed, sends a heartbeat when
+   * the stream was quiet, and schedules the next run. Runs of one stream never overlap (each
+   * schedules the next when it is done).
+   */
+  private final class Watch implements Runnable {
+
+    private final SseEmitter emitter;
+    private final String workflowId;
+    private final Runnable release;
+    private final AtomicReference<QuestionStatus> last = new AtomicReference<>();
+    private final AtomicLong lastSent = new AtomicLong(nanoTime.getAsLong());
+    private final AtomicReference<Future<?>> next = new AtomicReference<>();
+    private final AtomicBoolean stopped = new AtomicBoolean();
+
+    Watch(SseEmitter emitter, String workflowId, Runnable release) {
+      this.emitter = emitter;
+      this.workflowId = workflowId;
+      this.release = release;
+    }
+
+    void start(QuestionStatus first) {
+      if (publish(emitter, last, lastSent, first)) {
+        stop();
+        return;
+      }
+      scheduleNext();
+    }
+
+    @Override
+    public void run() {
+      if (stopped.get()) {
+        return;
+      }
+      try {
+        if (publish(emitter, last, lastSent, statuses.apply(workflowId))
+            || !heartbeatIfQuiet(emitter, lastSent)) {
+          stop();
+          return;
+        }
+      } catch (RuntimeException e) {
+        log.debug("status stream for {} ended: {}", workflowId, e.toString());
+        emitter.completeWithError(e);
+        stop();
+        return;
+      }
+      scheduleNext();
+    }
+
+    private void scheduleNext() {
+      if (!stopped.get()) {
+        next.set(scheduler.schedule(this, pollInterval));
+      }
+    }
+
+    void stop() {
+      if (stopped.compareAndSet(false, true)) {
+        Future<?> running = next.get();
+        if (running != null) {
+          running.cancel(false);
+        }
+        release.run();
+      }
+    }
   }
 
   /**
    * A comment line when nothing was sent for a heartbeat interval; false when the client is gone.
    */
   private boolean heartbeatIfQuiet(SseEmitter emitter, AtomicLong lastSent) {
-    long now = System.nanoTime();
+    long now = nanoTime.getAsLong();
     if (now - lastSent.get() < heartbeat.toNanos()) {
       return true;
     }
@@ -198,7 +264,7 @@ class StatusStreams {
     if (Objects.equals(last.getAndSet(status), status)) {
       return false;
     }
-    lastSent.set(System.nanoTime());
+    lastSent.set(nanoTime.getAsLong());
     try {
       emitter.send(SseEmitter.event().name("status").data(status, MediaType.APPLICATION_JSON));
       boolean answered =
@@ -237,6 +303,8 @@ class StatusStreams {
 
   @PreDestroy
   void shutdown() {
-    poller.shutdownNow();
+    if (poller != null) {
+      poller.shutdownNow();
+    }
   }
 }

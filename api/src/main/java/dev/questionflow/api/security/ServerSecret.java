@@ -38,6 +38,13 @@ public final class ServerSecret {
   }
 
   static ServerSecret of(String configured, Path dataDir) {
+    return of(configured, dataDir, -1);
+  }
+
+  /**
+   * @param appUid the user the app runs as
+   */
+  static ServerSecret of(String configured, Path dataDir, int appUid) {
     if (configured != null && !configured.isBlank()) {
       return new ServerSecret(configured.getBytes(StandardCharsets.UTF_8));
     }
