@@ -258,7 +258,9 @@ class EdgeLimitsIT {
         app.send("POST", "/api/v1/questions", body, "Authorization", CALLER);
     assertThat(response.statusCode()).as(response.body()).isEqualTo(202);
     JsonNode accepted = JSON.readTree(response.body());
-    assertThat(accepted.path("duplicate").asBoolean()).as("a refused body started nothing").isFalse();
+    assertThat(accepted.path("duplicate").asBoolean())
+        .as("a refused body started nothing")
+        .isFalse();
   }
 
   @Test
@@ -272,8 +274,7 @@ class EdgeLimitsIT {
 
     // a codec call of ordinary size still works, chunked too
     String empty = "{\"payloads\":[]}";
-    Sent small =
-        post("/codec/decode", STAFF, empty, "", empty.length(), true, empty.length());
+    Sent small = post("/codec/decode", STAFF, empty, "", empty.length(), true, empty.length());
     assertThat(small.response().status()).as(small.response().bodyText()).isEqualTo(200);
     assertThat(small.response().bodyText()).isEqualTo(empty);
   }

@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * The server's own secret ({@code WORKFLOW_ID_SECRET}): keys the workflow-ID HMAC and signs the
  * chat page's web sessions, each with its own derived key. When unset it is generated once and kept
  * in {@code <data dir>/secrets/workflow-id.secret} (owner-only, in an owner-only directory, and
- * read only while it still is), so IDs stay the same across restarts; instances that share questions must share the secret, so production sets it explicitly.
+ * read only while it still is), so IDs stay the same across restarts; instances that share
+ * questions must share the secret, so production sets it explicitly.
  */
 public final class ServerSecret {
 
@@ -51,7 +52,8 @@ public final class ServerSecret {
    */
   static ServerSecret of(String configured, Path dataDir, long appUid) {
     if (configured != null && !configured.isBlank()) {
-      return new ServerSecret(configured.getBytes(StandardCharsets.UTF_8)); // the operator's, as given
+      return new ServerSecret(
+          configured.getBytes(StandardCharsets.UTF_8)); // the operator's, as given
     }
     Path file = dataDir.resolve(FILE).toAbsolutePath();
     try {
@@ -62,7 +64,8 @@ public final class ServerSecret {
       byte[] stored;
       try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
         stored =
-            Base64.getDecoder().decode(new String(in.readAllBytes(), StandardCharsets.US_ASCII).trim());
+            Base64.getDecoder()
+                .decode(new String(in.readAllBytes(), StandardCharsets.US_ASCII).trim());
       }
       log.warn(
           "WORKFLOW_ID_SECRET is not set: using the generated secret in {}; instances that share questions must"
@@ -144,8 +147,10 @@ public final class ServerSecret {
     Files.createDirectories(directory.getParent());
     try {
       Files.createDirectory(
-          directory, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-      Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwx------")); // umask
+          directory,
+          PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+      Files.setPosixFilePermissions(
+          directory, PosixFilePermissions.fromString("rwx------")); // umask
     } catch (FileAlreadyExistsException e) {
       log.debug("{} exists", directory); // another instance's, or made before it was owner-only
     } catch (UnsupportedOperationException e) {

@@ -28,9 +28,9 @@ import org.springframework.web.util.UrlPathHelper;
  * cs.api.codec-max-body-size}, 8 MB) is a 413 before anything parses it: at once from its {@code
  * Content-Length}, or, sent chunked, as soon as more than the limit has arrived (a chunked body
  * within it is handed on from memory). Without this, Jackson read a question up to its own
- * 20-million-character limit, and the codec read its whole body into a string, before either
- * looked at the size. Tomcat has no such limit for bodies it does not parse itself ({@code
- * maxPostSize} is for forms only), so it is here, in one place for every endpoint.
+ * 20-million-character limit, and the codec read its whole body into a string, before either looked
+ * at the size. Tomcat has no such limit for bodies it does not parse itself ({@code maxPostSize} is
+ * for forms only), so it is here, in one place for every endpoint.
  *
  * <p>Runs after Spring Security (order -100): a request without the credentials for its path is
  * refused without its body being read at all.

@@ -13,9 +13,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The generated server secret under {@code <data dir>/secrets}: made owner-only, and read only
- * when it is still what the app made (a regular file of its user, mode 600); what the operator
- * gives in the environment is taken as given.
+ * The generated server secret under {@code <data dir>/secrets}: made owner-only, and read only when
+ * it is still what the app made (a regular file of its user, mode 600); what the operator gives in
+ * the environment is taken as given.
  */
 class ServerSecretTest {
 
@@ -108,8 +108,7 @@ class ServerSecretTest {
     Files.createDirectories(secretFile().getParent());
     Files.createSymbolicLink(secretFile(), dataDir.resolve("nowhere"));
 
-    ServerSecret given =
-        ServerSecret.of("an-operator-secret-0123456789", dataDir, ownUid() + 1);
+    ServerSecret given = ServerSecret.of("an-operator-secret-0123456789", dataDir, ownUid() + 1);
     assertThat(given.mac("test", "a"))
         .isEqualTo(ServerSecret.of("an-operator-secret-0123456789", dataDir, 0).mac("test", "a"));
   }
