@@ -69,7 +69,8 @@ final class RawHttp {
     }
   }
 
-  private static Response read(InputStream in) {
+  /** Reads one response from a connection the caller writes to itself. */
+  static Response read(InputStream in) {
     ByteArrayOutputStream head = new ByteArrayOutputStream();
     try {
       int state = 0; // matched bytes of CR LF CR LF

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
 
 /** Everything operators tune, bound from the {@code cs} section of application.yml. */
 @ConfigurationProperties("cs")
@@ -318,13 +319,19 @@ public record CsProperties(
    * @param sseMaxPerCaller open event streams of one chat back end (for all its users), staff
    *     member or admin
    * @param sseMaxTotal open event streams of this instance
-   * @param sseMaxPerAddress open event streams of the web visitors behind one client address
+   * @param sseMaxPerAddress open event streams of the web visitors behind one client address (an
+   *     IPv6 client's whole /64, which one subscriber usually holds)
+   * @param sseTicketedPollInterval how often the stream of a question handed to a person reads its
+   *     status (only a staff reply changes it; null = 10 s)
    * @param sseHeartbeat a comment line after this long without an event, so a client that went away
    *     is noticed
    * @param duplicateWindow a repeated submit within this window is answered without a call to
    *     Temporal
    * @param eagerStart ask Temporal for eager workflow start: the question's first workflow task
    *     comes back with the start call's answer, to this instance's worker (null = true)
+   * @param maxBodySize the largest request body of the API (questions, replies, admin calls);
+   *     larger is a 413 before the body is read (null = 64 KB)
+   * @param codecMaxBodySize the largest body of the codec endpoint (null = 8 MB)
    */
   public record Api(
       Duration sseTimeout,
@@ -335,9 +342,16 @@ public record CsProperties(
       Integer sseMaxPerAddress,
       Duration sseHeartbeat,
       Duration duplicateWindow,
-      Boolean eagerStart) {
+      Boolean eagerStart,
+      Duration sseTicketedPollInterval,
+      DataSize maxBodySize,
+      DataSize codecMaxBodySize) {
 
     public Api {
+      sseTicketedPollInterval =
+          sseTicketedPollInterval == null ? Duration.ofSeconds(10) : sseTicketedPollInterval;
+      maxBodySize = maxBodySize == null ? DataSize.ofKilobytes(64) : maxBodySize;
+      codecMaxBodySize = codecMaxBodySize == null ? DataSize.ofMegabytes(8) : codecMaxBodySize;
       eagerStart = eagerStart == null || eagerStart;
       sseMaxPerAddress = sseMaxPerAddress == null ? 60 : sseMaxPerAddress;
       sseHeartbeat = sseHeartbeat == null ? Duration.ofSeconds(20) : sseHeartbeat;

@@ -29,6 +29,9 @@ import org.springframework.web.bind.annotation.RestController;
  * POST /codec/decode} and {@code /codec/encode} take and return {@code {"payloads": [...]}} in the
  * protobuf JSON form. Staff and admins only: anyone else gets 401/403 and sees ciphertext.
  *
+ * <p>A body over {@code cs.api.codec-max-body-size} (8 MB: a history page's payloads fit easily) is
+ * refused with 413 before it is read (BodySizeFilter).
+ *
  * <p>Decoding is per payload: one that no configured key opens (a retired key) is returned as it
  * is, so the rest of a workflow's page still shows.
  */
@@ -38,9 +41,6 @@ import org.springframework.web.bind.annotation.RestController;
 class CodecController {
 
   static final String PATH = "/codec";
-
-  /** A history page's payloads fit easily; a body beyond this is not from the UI. */
-  private static final int MAX_BODY_CHARS = 8 * 1024 * 1024;
 
   private static final Logger log = LoggerFactory.getLogger(CodecController.class);
 
@@ -102,9 +102,6 @@ class CodecController {
       throw problem(
           HttpStatus.BAD_REQUEST,
           "This codec serves namespace '" + namespace + "', not '" + requestNamespace + "'.");
-    }
-    if (body.length() > MAX_BODY_CHARS) {
-      throw problem(HttpStatus.CONTENT_TOO_LARGE, "At most 8 MB of payloads per request.");
     }
     Payloads.Builder payloads = Payloads.newBuilder();
     try {

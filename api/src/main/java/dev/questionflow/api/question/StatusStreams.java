@@ -3,6 +3,7 @@ package dev.questionflow.api.question;
 import dev.questionflow.api.config.CsProperties;
 import dev.questionflow.api.ratelimit.AccessLimitExceededException;
 import dev.questionflow.api.ratelimit.AccessLimiter;
+import dev.questionflow.api.ratelimit.AddressBlock;
 import dev.questionflow.api.security.Requester;
 import dev.questionflow.workflows.question.AnswerLevel;
 import dev.questionflow.workflows.question.QuestionStatus;
@@ -11,17 +12,23 @@ import jakarta.annotation.PreDestroy;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.MediaType;
 import org.springframework.stereotype.Component;
 import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
@@ -31,39 +38,76 @@ import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
  * and sends an event only when something changed. The stream ends with the final answer (or when
  * the question failed); a quick answer whose caller asked for an upgrade is sent as it comes, and
  * the stream stays open for the fuller one (revision 2) or until the upgrade is given up. Open
- * streams are capped per owner and per instance: each one holds a connection and polls.
+ * streams are capped per owner and per instance (web visitors: half of it, and per address, IPv6 by
+ * its /64): each one holds a connection and polls. A handed-over (TICKETED) question's stream polls
+ * every {@code sse-ticketed-poll-interval} (10 s) only.
  */
 @Component
 class StatusStreams {
 
   private static final Logger log = LoggerFactory.getLogger(StatusStreams.class);
 
-  private final QuestionService questions;
+  private final Function<String, QuestionStatus> statuses;
   private final Duration timeout;
   private final Duration pollInterval;
+  private final Duration ticketedPollInterval;
   private final CsProperties.Api limits;
   private static final String TOTAL = "total";
+  private static final String VISITORS = "visitors";
 
   private final Duration heartbeat;
 
-  /** Open streams: the instance's total, per owner and per web visitors' address. */
+  /**
+   * Open streams: the instance's total, the web visitors' together, per owner and per web visitors'
+   * address.
+   */
   private final ConcurrentHashMap<String, Integer> open = new ConcurrentHashMap<>();
 
-  private final ScheduledExecutorService poller =
-      Executors.newScheduledThreadPool(
-          2,
-          r -> {
-            Thread thread = new Thread(r, "sse-status-poller");
-            thread.setDaemon(true);
-            return thread;
-          });
+  /** Runs each stream's next poll after a delay (a test runs them by hand). */
+  interface Scheduler {
+    Future<?> schedule(Runnable task, Duration delay);
+  }
 
+  private final Scheduler scheduler;
+  private final LongSupplier nanoTime;
+  private final ScheduledExecutorService poller;
+
+  @Autowired
   StatusStreams(QuestionService questions, CsProperties properties) {
-    this.questions = questions;
-    this.timeout = properties.api().sseTimeout();
-    this.pollInterval = properties.api().ssePollInterval();
-    this.limits = properties.api();
-    this.heartbeat = properties.api().sseHeartbeat();
+    this(questions::status, properties.api(), null, System::nanoTime);
+  }
+
+  /**
+   * @param scheduler null: a pool of two daemon threads
+   * @param nanoTime the clock of polls and heartbeats ({@link System#nanoTime} outside tests)
+   */
+  StatusStreams(
+      Function<String, QuestionStatus> statuses,
+      CsProperties.Api api,
+      Scheduler scheduler,
+      LongSupplier nanoTime) {
+    this.statuses = statuses;
+    this.timeout = api.sseTimeout();
+    this.pollInterval = api.ssePollInterval();
+    this.ticketedPollInterval = api.sseTicketedPollInterval();
+    this.limits = api;
+    this.heartbeat = api.sseHeartbeat();
+    this.nanoTime = nanoTime;
+    if (scheduler == null) {
+      ScheduledExecutorService pool =
+          Executors.newScheduledThreadPool(
+              2,
+              r -> {
+                Thread thread = new Thread(r, "sse-status-poller");
+                thread.setDaemon(true);
+                return thread;
+              });
+      this.poller = pool;
+      this.scheduler = (task, delay) -> pool.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
+    } else {
+      this.poller = null;
+      this.scheduler = scheduler;
+    }
   }
 
   /**
@@ -74,52 +118,113 @@ class StatusStreams {
       Requester requester, String clientAddress, String workflowId, QuestionStatus first) {
     Runnable release = reserve(requester, clientAddress);
     SseEmitter emitter = new SseEmitter(timeout.toMillis());
-    AtomicReference<QuestionStatus> last = new AtomicReference<>();
-    AtomicLong lastSent = new AtomicLong(System.nanoTime());
-    AtomicReference<ScheduledFuture<?>> task = new AtomicReference<>();
-    AtomicBoolean released = new AtomicBoolean();
-    Runnable stop =
-        () -> {
-          ScheduledFuture<?> running = task.get();
-          if (running != null) {
-            running.cancel(false);
-          }
-          if (released.compareAndSet(false, true)) {
-            release.run();
-          }
-        };
-    emitter.onCompletion(stop);
-    emitter.onTimeout(stop);
-    emitter.onError(e -> stop.run());
-    if (publish(emitter, last, lastSent, first)) {
-      stop.run();
-      return emitter;
-    }
-    task.set(
-        poller.scheduleWithFixedDelay(
-            () -> {
-              try {
-                if (publish(emitter, last, lastSent, questions.status(workflowId))
-                    || !heartbeatIfQuiet(emitter, lastSent)) {
-                  stop.run();
-                }
-              } catch (RuntimeException e) {
-                log.debug("status stream for {} ended: {}", workflowId, e.toString());
-                emitter.completeWithError(e);
-                stop.run();
-              }
-            },
-            pollInterval.toMillis(),
-            pollInterval.toMillis(),
-            java.util.concurrent.TimeUnit.MILLISECONDS));
+    Watch watch = new Watch(emitter, workflowId, release);
+    emitter.onCompletion(watch::stop);
+    emitter.onTimeout(watch::stop);
+    emitter.onError(e -> watch.stop());
+    watch.start(first);
     return emitter;
+  }
+
+  /**
+   * One open stream: each run reads the status when a poll is due and sends it if it changed, sends
+   * a heartbeat when the stream was quiet, and schedules the next run for whichever comes first.
+   * Runs of one stream never overlap (each schedules the next when it is done).
+   */
+  private final class Watch implements Runnable {
+
+    private final SseEmitter emitter;
+    private final String workflowId;
+    private final Runnable release;
+    private final AtomicReference<QuestionStatus> last = new AtomicReference<>();
+    private final AtomicLong lastSent = new AtomicLong(nanoTime.getAsLong());
+    private final AtomicReference<Future<?>> next = new AtomicReference<>();
+    private final AtomicBoolean stopped = new AtomicBoolean();
+    private volatile long nextPoll;
+
+    Watch(SseEmitter emitter, String workflowId, Runnable release) {
+      this.emitter = emitter;
+      this.workflowId = workflowId;
+      this.release = release;
+    }
+
+    void start(QuestionStatus first) {
+      if (publish(emitter, last, lastSent, first)) {
+        stop();
+        return;
+      }
+      nextPoll = nanoTime.getAsLong() + pollIntervalFor(first).toNanos();
+      scheduleNext();
+    }
+
+    @Override
+    public void run() {
+      if (stopped.get()) {
+        return;
+      }
+      try {
+        if (nanoTime.getAsLong() - nextPoll >= 0) {
+          QuestionStatus status = statuses.apply(workflowId);
+          if (publish(emitter, last, lastSent, status)) {
+            stop();
+            return;
+          }
+          nextPoll = nanoTime.getAsLong() + pollIntervalFor(status).toNanos();
+        }
+        if (!heartbeatIfQuiet(emitter, lastSent)) {
+          stop();
+          return;
+        }
+      } catch (RuntimeException e) {
+        log.debug("status stream for {} ended: {}", workflowId, e.toString());
+        emitter.completeWithError(e);
+        stop();
+        return;
+      }
+      scheduleNext();
+    }
+
+    /** The next poll, or the next heartbeat if the stream would be quiet for longer. */
+    private void scheduleNext() {
+      if (stopped.get()) {
+        return;
+      }
+      long now = nanoTime.getAsLong();
+      long untilPoll = nextPoll - now;
+      long untilHeartbeat = lastSent.get() + heartbeat.toNanos() - now;
+      long delay = Math.max(1_000_000L, Math.min(untilPoll, untilHeartbeat)); // at least 1 ms
+      next.set(scheduler.schedule(this, Duration.ofNanos(delay)));
+    }
+
+    void stop() {
+      if (stopped.compareAndSet(false, true)) {
+        Future<?> running = next.get();
+        if (running != null) {
+          running.cancel(false);
+        }
+        release.run();
+      }
+    }
+  }
+
+  /**
+   * A question handed to a person (TICKETED) changes only when a staff reply is signalled, and its
+   * stream may stay open for {@code sse-timeout} and be reopened: reading it 4 times a second would
+   * cost Temporal far more than the news is worth.
+   */
+  private Duration pollIntervalFor(QuestionStatus status) {
+    return status != null
+            && status.stage() == Stage.TICKETED
+            && ticketedPollInterval.compareTo(pollInterval) > 0
+        ? ticketedPollInterval
+        : pollInterval;
   }
 
   /**
    * A comment line when nothing was sent for a heartbeat interval; false when the client is gone.
    */
   private boolean heartbeatIfQuiet(SseEmitter emitter, AtomicLong lastSent) {
-    long now = System.nanoTime();
+    long now = nanoTime.getAsLong();
     if (now - lastSent.get() < heartbeat.toNanos()) {
       return true;
     }
@@ -134,33 +239,34 @@ class StatusStreams {
   }
 
   /**
-   * Counts a new stream against its owner's cap, its address's (web visitors), and the instance's,
-   * or refuses it with 429 (Retry-After: a few polls' worth of waiting). Returns what gives the
-   * places back.
+   * Counts a new stream against the instance's cap, its owner's, and for web visitors their share
+   * of the instance (half: anyone may mint visitors, so they must not be able to take every place
+   * from back ends and staff) and their address's (an IPv6 client by its /64, which one subscriber
+   * usually holds whole), or refuses it with 429 (Retry-After: a few polls' worth of waiting).
+   * Returns what gives the places back.
    */
   private Runnable reserve(Requester requester, String clientAddress) {
     boolean visitor = requester.kind() == Requester.Kind.WEB_VISITOR;
-    List<String> keys = new ArrayList<>();
-    keys.add(TOTAL);
-    keys.add("owner:" + requester.limitKey());
+    Map<String, Integer> caps = new LinkedHashMap<>();
+    caps.put(TOTAL, limits.sseMaxTotal());
+    if (visitor) {
+      caps.put(VISITORS, Math.max(1, limits.sseMaxTotal() / 2));
+    }
+    caps.put(
+        "owner:" + requester.limitKey(),
+        visitor ? limits.sseMaxPerVisitor() : limits.sseMaxPerCaller());
     if (visitor && clientAddress != null) {
-      keys.add("address:" + clientAddress);
+      caps.put("address:" + AddressBlock.of(clientAddress), limits.sseMaxPerAddress());
     }
     List<String> taken = new ArrayList<>();
     Runnable release =
         () -> taken.forEach(key -> open.computeIfPresent(key, (k, n) -> n <= 1 ? null : n - 1));
-    for (String key : keys) {
-      int cap =
-          key.equals(TOTAL)
-              ? limits.sseMaxTotal()
-              : key.startsWith("address:")
-                  ? limits.sseMaxPerAddress()
-                  : visitor ? limits.sseMaxPerVisitor() : limits.sseMaxPerCaller();
-      if (!tryTake(key, cap)) {
+    for (Map.Entry<String, Integer> cap : caps.entrySet()) {
+      if (!tryTake(cap.getKey(), cap.getValue())) {
         release.run();
         throw new AccessLimitExceededException(AccessLimiter.Kind.STREAMS, 5);
       }
-      taken.add(key);
+      taken.add(cap.getKey());
     }
     return release;
   }
@@ -198,7 +304,7 @@ class StatusStreams {
     if (Objects.equals(last.getAndSet(status), status)) {
       return false;
     }
-    lastSent.set(System.nanoTime());
+    lastSent.set(nanoTime.getAsLong());
     try {
       emitter.send(SseEmitter.event().name("status").data(status, MediaType.APPLICATION_JSON));
       boolean answered =
@@ -237,6 +343,8 @@ class StatusStreams {
 
   @PreDestroy
   void shutdown() {
-    poller.shutdownNow();
+    if (poller != null) {
+      poller.shutdownNow();
+    }
   }
 }

@@ -34,13 +34,18 @@ public record SecurityProperties(
   /**
    * @param issuerUri the OIDC issuer ({@code STAFF_JWT_ISSUER_URI}): tokens must carry it as {@code
    *     iss}; its JWK set is found by discovery unless {@code jwkSetUri} is set
-   * @param jwkSetUri where the signing keys are ({@code STAFF_JWT_JWK_SET_URI})
+   * @param jwkSetUri where the signing keys are ({@code STAFF_JWT_JWK_SET_URI}); the issuer URI is
+   *     still needed, for the {@code iss} check
+   * @param audience the {@code aud} our tokens carry ({@code STAFF_JWT_AUDIENCE}): this service's
+   *     client ID at the provider
    * @param roleClaim the claim holding the roles ({@code STAFF_JWT_ROLE_CLAIM}, default {@code
    *     roles}); a string or a list
    * @param staffRole the claim value that makes a staff member ({@code STAFF_JWT_STAFF_ROLE},
    *     default {@code staff})
    * @param adminRole the claim value that makes an admin ({@code STAFF_JWT_ADMIN_ROLE}, default
    *     {@code admin})
+   * @param allowAnyAudience {@code STAFF_JWT_ALLOW_ANY_AUDIENCE}: true takes tokens of every
+   *     application of the provider, on purpose (a WARN at start); else an audience is required
    */
   public record Jwt(
       String issuerUri,
@@ -48,7 +53,12 @@ public record SecurityProperties(
       String audience,
       String roleClaim,
       String staffRole,
-      String adminRole) {
+      String adminRole,
+      Boolean allowAnyAudience) {
+
+    public Jwt {
+      allowAnyAudience = allowAnyAudience != null && allowAnyAudience;
+    }
 
     public boolean configured() {
       return !blank(issuerUri) || !blank(jwkSetUri);
@@ -56,7 +66,7 @@ public record SecurityProperties(
   }
 
   public SecurityProperties {
-    jwt = jwt == null ? new Jwt(null, null, null, null, null, null) : jwt;
+    jwt = jwt == null ? new Jwt(null, null, null, null, null, null, null) : jwt;
     dataDir = dataDir == null ? Path.of("data") : dataDir;
     webSessionTtl = webSessionTtl == null ? Duration.ofHours(12) : webSessionTtl;
     trustedProxies =

@@ -18,8 +18,9 @@ import org.springframework.security.oauth2.server.resource.authentication.JwtAut
 
 /**
  * Staff and admins signed in with the organisation's OIDC provider: bearer JWTs checked by Spring
- * Security's resource-server support (signature from the JWK set, expiry, issuer), the role from a
- * configurable claim.
+ * Security's resource-server support (signature from the JWK set, expiry, issuer, audience), the
+ * role from a configurable claim. Issuer and audience are required (the audience can be waived
+ * explicitly).
  */
 final class StaffJwt {
 
@@ -28,6 +29,7 @@ final class StaffJwt {
   private StaffJwt() {}
 
   static JwtAuthenticationProvider authenticationProvider(SecurityProperties.Jwt config) {
+    requireIssuerAndAudience(config);
     JwtAuthenticationProvider provider = new JwtAuthenticationProvider(decoder(config));
     String roleClaim = orDefault(config.roleClaim(), "roles");
     String staffRole = orDefault(config.staffRole(), "staff");
@@ -50,6 +52,26 @@ final class StaffJwt {
     return provider;
   }
 
+  /**
+   * Without the issuer, {@code iss} is not checked (a JWK set may sign for several issuers: realms,
+   * tenants); without the audience, a token the provider issued to any other application is taken.
+   * Both stop the start, unless the audience is waived on purpose.
+   */
+  private static void requireIssuerAndAudience(SecurityProperties.Jwt config) {
+    if (SecurityProperties.blank(config.issuerUri())) {
+      throw new IllegalStateException(
+          "STAFF_JWT_JWK_SET_URI is set without STAFF_JWT_ISSUER_URI: set the issuer URI too (the"
+              + " `iss` value of the provider's tokens, e.g. https://idp.example.com/realms/support), so"
+              + " that tokens of other issuers signed with the same keys are refused");
+    }
+    if (SecurityProperties.blank(config.audience()) && !config.allowAnyAudience()) {
+      throw new IllegalStateException(
+          "STAFF_JWT_AUDIENCE is not set: set it to this service's client ID at the identity"
+              + " provider, or set STAFF_JWT_ALLOW_ANY_AUDIENCE=true to take the tokens of every"
+              + " application of that provider on purpose");
+    }
+  }
+
   private static JwtDecoder decoder(SecurityProperties.Jwt config) {
     String issuer = config.issuerUri();
     OAuth2TokenValidator<Jwt> validator = validator(config);
@@ -68,13 +90,10 @@ final class StaffJwt {
         });
   }
 
-  /** Expiry and not-before always; the issuer and the audience when configured. */
+  /** Expiry, not-before and the issuer; the audience unless waived (a WARN). */
   private static OAuth2TokenValidator<Jwt> validator(SecurityProperties.Jwt config) {
     List<OAuth2TokenValidator<Jwt>> validators = new ArrayList<>();
-    validators.add(
-        SecurityProperties.blank(config.issuerUri())
-            ? JwtValidators.createDefault()
-            : JwtValidators.createDefaultWithIssuer(config.issuerUri()));
+    validators.add(JwtValidators.createDefaultWithIssuer(config.issuerUri().trim()));
     if (!SecurityProperties.blank(config.audience())) {
       String audience = config.audience().trim();
       validators.add(
@@ -82,8 +101,9 @@ final class StaffJwt {
               JwtClaimNames.AUD, aud -> aud != null && aud.contains(audience)));
     } else {
       log.warn(
-          "STAFF_JWT_AUDIENCE is not set: tokens of every application of this identity provider are taken;"
-              + " set it to this service's client ID");
+          "STAFF_JWT_ALLOW_ANY_AUDIENCE=true and no STAFF_JWT_AUDIENCE: tokens that {} issued to any"
+              + " application are taken; set STAFF_JWT_AUDIENCE to this service's client ID",
+          config.issuerUri());
     }
     return new DelegatingOAuth2TokenValidator<>(validators);
   }

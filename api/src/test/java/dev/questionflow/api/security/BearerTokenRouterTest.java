@@ -59,6 +59,7 @@ class BearerTokenRouterTest {
                 "questionflow",
                 null,
                 null,
+                null,
                 null));
     return new AuthenticationProvider() {
       @Override

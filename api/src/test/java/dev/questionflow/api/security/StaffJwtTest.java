@@ -1,8 +1,13 @@
 package dev.questionflow.api.security;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.nimbusds.jose.jwk.JWKSet;
 import com.nimbusds.jose.jwk.RSAKey;
 import com.sun.net.httpserver.HttpServer;
@@ -19,14 +24,18 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.webmvc.test.autoconfigure.AutoConfigureMockMvc;
+import org.springframework.security.authentication.AuthenticationProvider;
+import org.springframework.security.core.AuthenticationException;
 import org.springframework.security.oauth2.jose.jws.SignatureAlgorithm;
 import org.springframework.security.oauth2.jwt.JwsHeader;
 import org.springframework.security.oauth2.jwt.JwtClaimsSet;
 import org.springframework.security.oauth2.jwt.JwtEncoderParameters;
 import org.springframework.security.oauth2.jwt.NimbusJwtEncoder;
+import org.springframework.security.oauth2.server.resource.authentication.BearerTokenAuthenticationToken;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.servlet.MockMvc;
@@ -210,5 +219,83 @@ class StaffJwtTest {
     assertThat(status("/api/v1/questions/q-" + "0".repeat(32), noRole)).isEqualTo(403);
     String noClaim = token(KEYS, ISSUER, inAnHour(), null);
     assertThat(status("/api/v1/tickets", noClaim)).isEqualTo(403);
+  }
+
+  // --- what the configuration must hold (StaffJwt alone, as SecurityConfig builds it at start) ---
+
+  private static String jwkSetUri() {
+    return "http://127.0.0.1:" + IDP.getAddress().getPort() + "/protocol/openid-connect/certs";
+  }
+
+  private static Requester authenticate(AuthenticationProvider provider, String token) {
+    return (Requester)
+        provider.authenticate(new BearerTokenAuthenticationToken(token)).getPrincipal();
+  }
+
+  @Test
+  void withoutAnAudienceTheAppRefusesToStart() {
+    SecurityProperties.Jwt noAudience =
+        new SecurityProperties.Jwt(ISSUER, jwkSetUri(), null, null, null, null, null);
+    assertThatThrownBy(() -> StaffJwt.authenticationProvider(noAudience))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("STAFF_JWT_AUDIENCE")
+        .hasMessageContaining("STAFF_JWT_ALLOW_ANY_AUDIENCE=true");
+  }
+
+  @Test
+  void withOnlyAJwkSetUriTheAppRefusesToStartUntilTheIssuerIsGiven() {
+    SecurityProperties.Jwt noIssuer =
+        new SecurityProperties.Jwt(null, jwkSetUri(), AUDIENCE, null, null, null, null);
+    assertThatThrownBy(() -> StaffJwt.authenticationProvider(noIssuer))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("STAFF_JWT_ISSUER_URI");
+    // even with the audience escape: the issuer is never optional
+    SecurityProperties.Jwt noIssuerAnyAudience =
+        new SecurityProperties.Jwt(null, jwkSetUri(), null, null, null, null, true);
+    assertThatThrownBy(() -> StaffJwt.authenticationProvider(noIssuerAnyAudience))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("STAFF_JWT_ISSUER_URI");
+  }
+
+  @Test
+  void withTheJwkSetUriTheIssuerUriIsTheIssChecked() {
+    AuthenticationProvider provider =
+        StaffJwt.authenticationProvider(
+            new SecurityProperties.Jwt(ISSUER, jwkSetUri(), AUDIENCE, null, null, null, null));
+    assertThat(authenticate(provider, token(KEYS, ISSUER, inAnHour(), null)).name())
+        .isEqualTo("bob");
+    String foreign = token(KEYS, "https://evil.example.test/", inAnHour(), null);
+    assertThatThrownBy(() -> authenticate(provider, foreign))
+        .isInstanceOf(AuthenticationException.class);
+    String otherApp = token(KEYS, ISSUER, "wiki", inAnHour(), null);
+    assertThatThrownBy(() -> authenticate(provider, otherApp))
+        .isInstanceOf(AuthenticationException.class);
+  }
+
+  @Test
+  void theExplicitEscapeTakesAnyAudienceAndSaysSoAtStart() {
+    Logger logger = (Logger) LoggerFactory.getLogger(StaffJwt.class);
+    ListAppender<ILoggingEvent> lines = new ListAppender<>();
+    lines.start();
+    logger.addAppender(lines);
+    try {
+      AuthenticationProvider provider =
+          StaffJwt.authenticationProvider(
+              new SecurityProperties.Jwt(ISSUER, jwkSetUri(), null, null, null, null, true));
+      assertThat(authenticate(provider, token(KEYS, ISSUER, "wiki", inAnHour(), null)).name())
+          .isEqualTo("bob");
+      assertThat(lines.list)
+          .anySatisfy(
+              line -> {
+                assertThat(line.getLevel()).isEqualTo(Level.WARN);
+                assertThat(line.getFormattedMessage()).contains("STAFF_JWT_ALLOW_ANY_AUDIENCE");
+              });
+      // the issuer is still checked
+      String foreign = token(KEYS, "https://evil.example.test/", "wiki", inAnHour(), null);
+      assertThatThrownBy(() -> authenticate(provider, foreign))
+          .isInstanceOf(AuthenticationException.class);
+    } finally {
+      logger.detachAppender(lines);
+    }
   }
 }
