@@ -127,7 +127,7 @@ class FaqLearningIT {
     try {
       String raw =
           redis.connect().sync().hget("cs:faq:{banking77}:changes", Long.toString(version));
-      assertThat(raw).contains("enc1:").doesNotContain("spider", run);
+      assertThat(raw).contains("enc2:").doesNotContain("spider", run);
     } finally {
       redis.shutdown();
     }

@@ -5,8 +5,10 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.questionflow.activities.redis.Reseal;
 import dev.questionflow.workflows.codec.PayloadKeys;
 import dev.questionflow.workflows.codec.SealedText;
+import dev.questionflow.workflows.codec.SealedText.Place;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.io.UncheckedIOException;
@@ -26,7 +28,8 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>{@code changes}: hash, version -> the change as JSON, its texts sealed ({@link SealedText}:
- *       a phrasing is customer text);
+ *       a phrasing is customer text) to this key and the change's entry and ticket (the version is
+ *       given by the append script, after the texts are sealed);
  *   <li>{@code reverts}: hash, version -> {@code {"by", "at"}} (a change itself is never
  *       rewritten);
  *   <li>{@code seq}: the last version; {@code rev}: bumped by every append and revert, the number
@@ -37,7 +40,7 @@ import org.slf4j.LoggerFactory;
  *
  * Appends and reverts are Lua scripts, so their checks and writes are atomic across instances.
  */
-public final class RedisFaqChangeLog implements FaqChangeLog {
+public final class RedisFaqChangeLog implements FaqChangeLog, Reseal.Resealable {
 
   private static final Logger log = LoggerFactory.getLogger(RedisFaqChangeLog.class);
 
@@ -103,14 +106,7 @@ public final class RedisFaqChangeLog implements FaqChangeLog {
   public FaqChange append(FaqChange change, boolean learnedEntry) {
     String mode =
         change.kind() == FaqChange.Kind.ADD_ENTRY ? "new" : learnedEntry ? "learned" : "base";
-    String value =
-        write(
-            change
-                .withVersion(0)
-                .withTexts(
-                    sealed.seal(change.text()),
-                    sealed.seal(change.question()),
-                    sealed.seal(change.answer())));
+    String value = write(sealTexts(change.withVersion(0)));
     Long version =
         redis
             .get()
@@ -187,7 +183,10 @@ public final class RedisFaqChangeLog implements FaqChangeLog {
       long version = Long.parseLong(e.getKey());
       try {
         out.add(read(version, e.getValue(), reverts.get(e.getKey())));
-      } catch (PayloadKeys.UnknownKeyException | SealedText.NotConfiguredException ex) {
+      } catch (PayloadKeys.UnknownKeyException
+          | PayloadKeys.IntegrityException
+          | SealedText.NotConfiguredException
+          | SealedText.RefusedException ex) {
         log.warn("pack change {} left out: {}", version, ex.getMessage());
       }
     }
@@ -209,7 +208,11 @@ public final class RedisFaqChangeLog implements FaqChangeLog {
   private FaqChange read(long version, String stored, String revertJson) {
     try {
       FaqChange c = json.readValue(stored, FaqChange.class).withVersion(version);
-      c = c.withTexts(sealed.open(c.text()), sealed.open(c.question()), sealed.open(c.answer()));
+      c =
+          c.withTexts(
+              sealed.open(c.text(), place(c, "text")),
+              sealed.open(c.question(), place(c, "question")),
+              sealed.open(c.answer(), place(c, "answer")));
       if (revertJson != null) {
         Revert r = json.readValue(revertJson, Revert.class);
         c = c.revertedBy(r.by(), r.at());
@@ -218,6 +221,63 @@ public final class RedisFaqChangeLog implements FaqChangeLog {
     } catch (JsonProcessingException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * Rewrites every change's texts as enc2 under the primary key (see {@link SealedText#reseal}). A
+   * change is never rewritten by the app, so a failed compare-and-set means someone else's reseal.
+   */
+  @Override
+  public Reseal.Count reseal() {
+    Reseal.Tally tally = new Reseal.Tally();
+    for (Map.Entry<String, String> e : redis.get().hgetall(key("changes")).entrySet()) {
+      tally.examined();
+      String where = key("changes") + " " + e.getKey();
+      try {
+        FaqChange c = json.readValue(e.getValue(), FaqChange.class);
+        if (sealed.current(c.text())
+            && sealed.current(c.question())
+            && sealed.current(c.answer())) {
+          continue;
+        }
+        String resealed =
+            write(
+                c.withTexts(
+                    sealed.reseal(c.text(), place(c, "text")),
+                    sealed.reseal(c.question(), place(c, "question")),
+                    sealed.reseal(c.answer(), place(c, "answer"))));
+        if (Reseal.hsetIf(redis.get(), key("changes"), e.getKey(), e.getValue(), resealed)) {
+          tally.resealed();
+        }
+      } catch (JsonProcessingException ex) {
+        tally.unreadable(where, new IllegalArgumentException("not a change's JSON"));
+      } catch (RuntimeException ex) {
+        if (!Reseal.unreadable(ex)) {
+          throw ex;
+        }
+        tally.unreadable(where, ex);
+      }
+    }
+    return tally.count();
+  }
+
+  @Override
+  public String name() {
+    return "FAQ changes";
+  }
+
+  private FaqChange sealTexts(FaqChange c) {
+    return c.withTexts(
+        sealed.seal(c.text(), place(c, "text")),
+        sealed.seal(c.question(), place(c, "question")),
+        sealed.seal(c.answer(), place(c, "answer")));
+  }
+
+  /**
+   * Where a change's text is stored: the changes hash, the change's entry and ticket, the field.
+   */
+  private Place place(FaqChange c, String field) {
+    return new Place(key("changes"), c.entryId() + "/" + c.ticketId() + "/" + field);
   }
 
   private String write(Object value) {

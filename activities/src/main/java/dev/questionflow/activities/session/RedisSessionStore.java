@@ -5,16 +5,21 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.questionflow.activities.redis.Reseal;
 import dev.questionflow.activities.redis.Scripts;
 import dev.questionflow.workflows.codec.SealedText;
+import dev.questionflow.workflows.codec.SealedText.Place;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.io.UncheckedIOException;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Sessions in Redis, shared by all instances. Keys of session {@code <sid>} (the braces are a Redis
@@ -43,7 +48,9 @@ import java.util.function.Supplier;
  * contention; a script needs none.) The clock is the caller's ({@code now} is an argument), which
  * is only used for the abandoned-entry and retry-window checks, both measured in minutes.
  */
-public class RedisSessionStore implements SessionStore {
+public class RedisSessionStore implements SessionStore, Reseal.Resealable {
+
+  private static final Logger log = LoggerFactory.getLogger(RedisSessionStore.class);
 
   private static final String KEY_PREFIX = "cs:session:{";
 
@@ -157,8 +164,8 @@ public class RedisSessionStore implements SessionStore {
   }
 
   /**
-   * @param sealed seals each turn's question and answer (the workflow ID stays readable: the finish
-   *     script deduplicates by it)
+   * @param sealed seals each turn's question and answer to the session's history key and the turn's
+   *     workflow ID (which stays readable: the finish script deduplicates by it)
    */
   public RedisSessionStore(
       Supplier<RedisCommands<String, String>> redis,
@@ -211,7 +218,7 @@ public class RedisSessionStore implements SessionStore {
         String.valueOf(clock.millis()),
         String.valueOf(limits.ttl().toMillis()),
         String.valueOf(limits.maxTurns()),
-        turn == null ? "" : write(turn));
+        turn == null ? "" : write(key(sessionId, "history"), turn));
   }
 
   @Override
@@ -219,9 +226,21 @@ public class RedisSessionStore implements SessionStore {
     if (limits.maxTurns() == 0) {
       return List.of();
     }
-    return redis.get().lrange(key(sessionId, "history"), -limits.maxTurns(), -1).stream()
-        .map(this::read)
-        .toList();
+    String key = key(sessionId, "history");
+    List<Turn> turns = new ArrayList<>();
+    for (String value : redis.get().lrange(key, -limits.maxTurns(), -1)) {
+      try {
+        turns.add(read(key, value));
+      } catch (RuntimeException e) {
+        if (!Reseal.unreadable(e)) {
+          throw e;
+        }
+        // one turn no key opens (or refused) must not cost the customer the rest of the history;
+        // the key is not logged: it holds the customer's user ID
+        log.warn("a turn of a session's history left out: {}", e.getMessage());
+      }
+    }
+    return List.copyOf(turns);
   }
 
   @Override
@@ -248,19 +267,100 @@ public class RedisSessionStore implements SessionStore {
     }
   }
 
-  private String write(Turn turn) {
+  /**
+   * Rewrites every session's turns as enc2 under the primary key (see {@link SealedText#reseal}); a
+   * history that changed meanwhile (a new turn, a trim) is read again.
+   */
+  @Override
+  public Reseal.Count reseal() {
+    Reseal.Count[] total = {Reseal.Count.NONE};
+    Reseal.scan(
+        redis.get(), KEY_PREFIX + "*}:history", key -> total[0] = total[0].plus(reseal(key)));
+    return total[0];
+  }
+
+  @Override
+  public String name() {
+    return "session history";
+  }
+
+  private Reseal.Count reseal(String key) {
+    for (int attempt = 0; attempt < 3; attempt++) {
+      Reseal.Tally tally = new Reseal.Tally();
+      if (resealPass(key, tally)) {
+        return tally.count();
+      }
+    }
+    Reseal.Tally gaveUp = new Reseal.Tally();
+    gaveUp.unreadable(
+        "a session's history", new IllegalStateException("changed three times while resealed"));
+    return gaveUp.count();
+  }
+
+  /** One pass over a history; false when it changed under the pass. */
+  private boolean resealPass(String key, Reseal.Tally tally) {
+    List<String> values = redis.get().lrange(key, 0, -1);
+    for (int i = 0; i < values.size(); i++) {
+      String stored = values.get(i);
+      tally.examined();
+      Turn turn;
+      try {
+        turn = json.readValue(stored, Turn.class);
+      } catch (JsonProcessingException e) {
+        tally.unreadable("a session turn", new IllegalArgumentException("not a turn's JSON"));
+        continue;
+      }
+      if (sealed.current(turn.question()) && sealed.current(turn.answer())) {
+        continue;
+      }
+      String resealed;
+      try {
+        resealed =
+            toJson(
+                turn.withText(
+                    sealed.reseal(turn.question(), place(key, turn, "question")),
+                    sealed.reseal(turn.answer(), place(key, turn, "answer"))));
+      } catch (RuntimeException e) {
+        if (!Reseal.unreadable(e)) {
+          throw e;
+        }
+        tally.unreadable("the session turn of " + turn.workflowId(), e);
+        continue;
+      }
+      if (!Reseal.lsetIf(redis.get(), key, i, stored, resealed)) {
+        return false;
+      }
+      tally.resealed();
+    }
+    return true;
+  }
+
+  /** Where a turn's text is stored: the history key, and the turn's workflow ID with the field. */
+  static Place place(String historyKey, Turn turn, String field) {
+    return new Place(historyKey, turn.workflowId() + "/" + field);
+  }
+
+  private String write(String historyKey, Turn turn) {
+    return toJson(
+        turn.withText(
+            sealed.seal(turn.question(), place(historyKey, turn, "question")),
+            sealed.seal(turn.answer(), place(historyKey, turn, "answer"))));
+  }
+
+  private String toJson(Turn turn) {
     try {
-      return json.writeValueAsString(
-          turn.withText(sealed.seal(turn.question()), sealed.seal(turn.answer())));
+      return json.writeValueAsString(turn);
     } catch (JsonProcessingException e) {
       throw new UncheckedIOException(e);
     }
   }
 
-  private Turn read(String value) {
+  private Turn read(String historyKey, String value) {
     try {
       Turn stored = json.readValue(value, Turn.class);
-      return stored.withText(sealed.open(stored.question()), sealed.open(stored.answer()));
+      return stored.withText(
+          sealed.open(stored.question(), place(historyKey, stored, "question")),
+          sealed.open(stored.answer(), place(historyKey, stored, "answer")));
     } catch (JsonProcessingException e) {
       throw new UncheckedIOException(e);
     }

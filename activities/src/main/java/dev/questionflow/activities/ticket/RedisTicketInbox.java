@@ -4,8 +4,10 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.questionflow.activities.redis.Reseal;
 import dev.questionflow.workflows.codec.PayloadKeys;
 import dev.questionflow.workflows.codec.SealedText;
+import dev.questionflow.workflows.codec.SealedText.Place;
 import io.lettuce.core.Range;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -26,10 +28,11 @@ import org.slf4j.LoggerFactory;
  * creation time for open tickets, answer time for answered ones), so tickets survive restarts of
  * the app whenever Redis persists (the dev tooling runs it with appendonly).
  *
- * <p>The customer's question and the staff reply are stored sealed ({@link SealedText}); an
- * answered ticket expires after the retention, and its index entry is pruned with it.
+ * <p>The customer's question and the staff reply are stored sealed ({@link SealedText}) to their
+ * ticket's key and field, so one ticket's text does not open in another; an answered ticket expires
+ * after the retention, and its index entry is pruned with it.
  */
-public class RedisTicketInbox implements TicketInbox {
+public class RedisTicketInbox implements TicketInbox, Reseal.Resealable {
 
   private static final Logger log = LoggerFactory.getLogger(RedisTicketInbox.class);
 
@@ -87,7 +90,8 @@ public class RedisTicketInbox implements TicketInbox {
 
   @Override
   public Optional<Ticket> find(String ticketId) {
-    return Optional.ofNullable(redis.get().get(TICKET_KEY + ticketId)).map(this::read);
+    return Optional.ofNullable(redis.get().get(TICKET_KEY + ticketId))
+        .map(value -> read(ticketId, value));
   }
 
   @Override
@@ -124,8 +128,9 @@ public class RedisTicketInbox implements TicketInbox {
 
   /**
    * A ticket whose text no configured key opens (written under a key since removed from
-   * PAYLOAD_KEYS, altered, or sealed with other bytes under the same key name) is left out of the
-   * list with a WARN: one such ticket must not hide the others.
+   * PAYLOAD_KEYS, altered, moved from another ticket or field, or sealed with other bytes under the
+   * same key name), or in an old form under PAYLOAD_SEALED_ONLY, is left out of the list with a
+   * WARN: one such ticket must not hide the others.
    */
   @Override
   public List<Ticket> list(Ticket.Status status, int limit) {
@@ -135,7 +140,8 @@ public class RedisTicketInbox implements TicketInbox {
         find(id).filter(t -> Objects.equals(t.status(), status)).ifPresent(tickets::add);
       } catch (PayloadKeys.UnknownKeyException
           | PayloadKeys.IntegrityException
-          | SealedText.NotConfiguredException e) {
+          | SealedText.NotConfiguredException
+          | SealedText.RefusedException e) {
         log.warn("ticket {} left out of the list: {}", id, e.getMessage());
       }
     }
@@ -147,19 +153,92 @@ public class RedisTicketInbox implements TicketInbox {
     return "redis";
   }
 
+  /**
+   * Rewrites every ticket's question and reply as enc2 under the primary key (see {@link
+   * SealedText#reseal}); a ticket an instance rewrote meanwhile is read again.
+   */
+  @Override
+  public Reseal.Count reseal() {
+    Reseal.Tally tally = new Reseal.Tally();
+    Reseal.scan(redis.get(), TICKET_KEY + "*", key -> resealOne(key, tally));
+    return tally.count();
+  }
+
+  @Override
+  public String name() {
+    return "tickets";
+  }
+
+  private void resealOne(String key, Reseal.Tally tally) {
+    String ticketId = key.substring(TICKET_KEY.length());
+    for (int attempt = 0; attempt < 3; attempt++) {
+      String stored = redis.get().get(key);
+      if (stored == null) {
+        return; // expired meanwhile
+      }
+      if (attempt == 0) {
+        tally.examined();
+      }
+      Ticket ticket;
+      try {
+        ticket = json.readValue(stored, Ticket.class);
+      } catch (JsonProcessingException e) {
+        tally.unreadable(key, new IllegalArgumentException("not a ticket's JSON"));
+        return;
+      }
+      if (sealed.current(ticket.question()) && sealed.current(ticket.reply())) {
+        return;
+      }
+      String resealed;
+      try {
+        resealed =
+            toJson(
+                ticket.withText(
+                    sealed.reseal(ticket.question(), place(ticketId, "question")),
+                    sealed.reseal(ticket.reply(), place(ticketId, "reply"))));
+      } catch (RuntimeException e) {
+        if (!Reseal.unreadable(e)) {
+          throw e;
+        }
+        tally.unreadable(key, e);
+        return;
+      }
+      if (Reseal.setIf(redis.get(), key, stored, resealed)) {
+        tally.resealed();
+        return;
+      }
+    }
+    tally.unreadable(key, new IllegalStateException("changed three times while being resealed"));
+  }
+
+  /** Where a ticket's text is stored: its key and the JSON field. */
+  static Place place(String ticketId, String field) {
+    return new Place(TICKET_KEY + ticketId, field);
+  }
+
   private String write(Ticket ticket) {
+    String id = ticket.ticketId();
+    return toJson(
+        ticket.withText(
+            sealed.seal(ticket.question(), place(id, "question")),
+            sealed.seal(ticket.reply(), place(id, "reply"))));
+  }
+
+  private String toJson(Ticket ticket) {
     try {
-      return json.writeValueAsString(
-          ticket.withText(sealed.seal(ticket.question()), sealed.seal(ticket.reply())));
+      return json.writeValueAsString(ticket);
     } catch (JsonProcessingException e) {
       throw new UncheckedIOException(e);
     }
   }
 
-  private Ticket read(String value) {
+  /** A ticket read from its key, so its text is opened for the ticket the key names. */
+  private Ticket read(String ticketId, String value) {
     try {
       Ticket stored = json.readValue(value, Ticket.class);
-      return stored.withText(sealed.open(stored.question()), sealed.open(stored.reply()));
+      return stored.withText(
+          sealed.open(stored.question(), place(ticketId, "question")),
+          sealed.open(stored.reply(), place(ticketId, "reply")));
     } catch (JsonProcessingException e) {
       throw new UncheckedIOException(e);
     }

@@ -66,7 +66,7 @@ class RedisFaqChangeLogTest extends FaqChangeLogContract {
             false);
     String raw = redis.hget("cs:faq:{" + pack + "}:changes", "1");
     assertThat(raw)
-        .contains("\"agent\":\"alice\"", "\"ticketId\":\"T-1\"", "enc1:t1:")
+        .contains("\"agent\":\"alice\"", "\"ticketId\":\"T-1\"", "enc2:t1:")
         .doesNotContain("Leeds", "branches open", "Nine to five");
 
     RedisClient other = RedisClient.create(TestRedis.URL);
@@ -78,5 +78,40 @@ class RedisFaqChangeLogTest extends FaqChangeLogContract {
     } finally {
       other.shutdown();
     }
+  }
+
+  /**
+   * An entry's answer copied over another change's phrasing does not open there; a plain change
+   * written before is resealed, after which sealed-only mode reads it.
+   */
+  @Test
+  void textsAreBoundToTheirChangeAndAResealRewritesOldOnes() {
+    PayloadKeys keys = PayloadKeys.parse(PayloadKeys.generateEntry("t1"));
+    FaqChangeLog sealedLog = new RedisFaqChangeLog(() -> redis, SealedText.with(keys), pack);
+    sealedLog.append(
+        FaqChange.entry("e1", "Card blocked?", "Call 0800.", "card blocked", "T-1", "alice", T0),
+        false);
+    sealedLog.append(FaqChange.phrasing("e1", "my card is stuck", "T-2", "bob", T0), true);
+    String changes = "cs:faq:{" + pack + "}:changes";
+    String first = redis.hget(changes, "1");
+    String second = redis.hget(changes, "2");
+    String answerOfFirst = first.replaceAll(".*\"answer\":\"([^\"]+)\".*", "$1");
+    String textOfSecond = second.replaceAll(".*\"text\":\"([^\"]+)\".*", "$1");
+    redis.hset(changes, "2", second.replace(textOfSecond, answerOfFirst));
+    assertThat(sealedLog.all()).extracting(FaqChange::version).containsExactly(1L);
+    redis.hset(changes, "2", second);
+
+    // a change written while encryption was off
+    new RedisFaqChangeLog(() -> redis, SealedText.PLAIN, pack)
+        .append(FaqChange.phrasing("e1", "card swallowed by ATM", "T-3", "carol", T0), true);
+    FaqChangeLog strict = new RedisFaqChangeLog(() -> redis, SealedText.with(keys, true), pack);
+    assertThat(strict.all()).extracting(FaqChange::version).containsExactly(1L, 2L);
+
+    assertThat(((RedisFaqChangeLog) sealedLog).reseal().resealed()).isEqualTo(1);
+
+    assertThat(redis.hget(changes, "3")).contains("enc2:t1:").doesNotContain("swallowed");
+    assertThat(strict.all())
+        .extracting(FaqChange::text)
+        .containsExactly("card blocked", "my card is stuck", "card swallowed by ATM");
   }
 }

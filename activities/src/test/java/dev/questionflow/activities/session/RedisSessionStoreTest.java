@@ -54,10 +54,12 @@ class RedisSessionStoreTest {
   @AfterEach
   void cleanUp() {
     if (admin != null) {
-      admin.del(
-          RedisSessionStore.key(session, "line"),
-          RedisSessionStore.key(session, "members"),
-          RedisSessionStore.key(session, "history"));
+      for (String sid : List.of(session, session + "-b")) {
+        admin.del(
+            RedisSessionStore.key(sid, "line"),
+            RedisSessionStore.key(sid, "members"),
+            RedisSessionStore.key(sid, "history"));
+      }
     }
     clients.forEach(RedisClient::shutdown);
   }
@@ -222,8 +224,61 @@ class RedisSessionStoreTest {
     store.finish(session, "wf-1", turn("wf-1", 7)); // a retried finish: still one turn
 
     List<String> raw = admin.lrange(RedisSessionStore.key(session, "history"), 0, -1);
-    assertThat(raw).singleElement().asString().contains("enc1:s1:").contains("\"wf-1\"");
+    assertThat(raw).singleElement().asString().contains("enc2:s1:").contains("\"wf-1\"");
     assertThat(raw.get(0)).doesNotContain("\"q7\"").doesNotContain("\"a7\"");
     assertThat(store.history(session)).containsExactly(turn("wf-1", 7));
+  }
+
+  /** Someone who can write to Redis copies a turn of one session into another's history. */
+  @Test
+  void aTurnMovedToAnotherSessionDoesNotOpenThereAndTheRestIsStillRead() {
+    SealedText sealed = SealedText.with(PayloadKeys.parse(PayloadKeys.generateEntry("s1")));
+    RedisSessionStore store =
+        new RedisSessionStore(connect()::sync, LIMITS, Clock.systemUTC(), sealed);
+    String other = session + "-b";
+    store.join(session, "wf-1");
+    store.finish(session, "wf-1", turn("wf-1", 1));
+    store.join(other, "wf-2");
+    store.finish(other, "wf-2", turn("wf-2", 2));
+
+    String moved = admin.lindex(RedisSessionStore.key(session, "history"), 0);
+    admin.rpush(RedisSessionStore.key(other, "history"), moved);
+
+    assertThat(store.history(other)).containsExactly(turn("wf-2", 2));
+    assertThat(store.history(session)).containsExactly(turn("wf-1", 1));
+  }
+
+  @Test
+  void oldTurnsAreReadAResealRewritesThemAndSealedOnlyRefusesTheOldForms() {
+    PayloadKeys keys = PayloadKeys.parse(PayloadKeys.generateEntry("s1"));
+    String history = RedisSessionStore.key(session, "history");
+    // written before: a plain turn (encryption off) and an enc1 turn (sealed, not bound)
+    String enc1 =
+        "enc1:s1:"
+            + java.util.Base64.getEncoder()
+                .encodeToString(keys.seal("q2".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    admin.rpush(
+        history,
+        "{\"workflowId\":\"wf-1\",\"question\":\"q1\",\"answer\":\"a1\",\"level\":\"LLM\","
+            + "\"at\":\"2025-01-01T10:00:01Z\"}",
+        "{\"workflowId\":\"wf-2\",\"question\":\""
+            + enc1
+            + "\",\"answer\":\"a2\",\"level\":\"LLM\",\"at\":\"2025-01-01T10:00:02Z\"}");
+    admin.pexpire(history, Duration.ofMinutes(10).toMillis());
+    RedisSessionStore store =
+        new RedisSessionStore(connect()::sync, LIMITS, Clock.systemUTC(), SealedText.with(keys));
+    RedisSessionStore strict =
+        new RedisSessionStore(
+            connect()::sync, LIMITS, Clock.systemUTC(), SealedText.with(keys, true));
+    assertThat(store.history(session)).containsExactly(turn("wf-1", 1), turn("wf-2", 2));
+    assertThat(strict.history(session)).isEmpty();
+
+    assertThat(store.reseal().resealed()).isGreaterThanOrEqualTo(2);
+
+    assertThat(admin.lrange(history, 0, -1))
+        .hasSize(2)
+        .allSatisfy(raw -> assertThat(raw).contains("enc2:s1:").doesNotContain("\"q1\""));
+    assertThat(admin.pttl(history)).as("its TTL kept").isPositive();
+    assertThat(strict.history(session)).containsExactly(turn("wf-1", 1), turn("wf-2", 2));
   }
 }

@@ -95,7 +95,7 @@ class RedisTicketInboxTest {
     inbox.update(open.answered("alice", "Unblocked, call us at 0800", now.plusSeconds(60)));
 
     String stored = redis.get("cs:ticket:" + prefix + "a");
-    assertThat(stored).contains("enc1:t1:").doesNotContain("4111").doesNotContain("Unblocked");
+    assertThat(stored).contains("enc2:t1:").doesNotContain("4111").doesNotContain("Unblocked");
     Ticket read = inbox.find(prefix + "a").orElseThrow();
     assertThat(read.question()).isEqualTo("my card 4111 1111 1111 1111 is blocked");
     assertThat(read.reply()).isEqualTo("Unblocked, call us at 0800");

@@ -5,6 +5,7 @@ import dev.questionflow.activities.learning.InMemoryFaqChangeLog;
 import dev.questionflow.activities.learning.RedisFaqChangeLog;
 import dev.questionflow.activities.redis.LazyRedis;
 import dev.questionflow.activities.redis.RedisOrMemory;
+import dev.questionflow.activities.redis.Reseal;
 import dev.questionflow.activities.resilience.DependencyBreakers;
 import dev.questionflow.activities.resilience.UpstreamErrors;
 import dev.questionflow.activities.session.InMemorySessionStore;
@@ -16,9 +17,11 @@ import dev.questionflow.activities.ticket.InMemoryTicketInbox;
 import dev.questionflow.activities.ticket.RedisTicketInbox;
 import dev.questionflow.activities.ticket.TicketInbox;
 import dev.questionflow.api.payload.PayloadProperties;
+import dev.questionflow.api.payload.StoredTextReseal;
 import dev.questionflow.faq.FaqPack;
 import dev.questionflow.workflows.codec.SealedText;
 import java.time.Clock;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -103,11 +106,7 @@ class StoresConfig {
       DependencyBreakers breakers,
       UpstreamErrors errors,
       SealedText sealed) {
-    CsProperties.Sessions sessions = properties.sessions();
-    SessionLimits limits =
-        sessions == null
-            ? SessionLimits.DEFAULT
-            : SessionLimits.of(sessions.maxTurns(), sessions.ttl());
+    SessionLimits limits = sessionLimits(properties);
     InMemorySessionStore memory = new InMemorySessionStore(limits, Clock.systemUTC());
     LazyRedis lazy = redis.getIfAvailable();
     if (lazy != null) {
@@ -127,5 +126,35 @@ class StoresConfig {
         "REDIS_URL is not set: session order and conversation history are in process memory, NOT shared between"
             + " instances and lost when this process stops. Set REDIS_URL for production.");
     return memory;
+  }
+
+  /**
+   * The reseal of stored text (admin API) over the same Redis stores as above, unwrapped: it is run
+   * by hand, so no breaker or memory fallback. Without Redis there is nothing to reseal.
+   */
+  @Bean
+  StoredTextReseal storedTextReseal(
+      ObjectProvider<LazyRedis> redis,
+      CsProperties properties,
+      PayloadProperties payloads,
+      SealedText sealed,
+      FaqPack pack) {
+    LazyRedis lazy = redis.getIfAvailable();
+    List<Reseal.Resealable> stores =
+        lazy == null
+            ? List.of()
+            : List.of(
+                new RedisTicketInbox(
+                    lazy, sealed, payloads.closedTicketRetention(), Clock.systemUTC()),
+                new RedisSessionStore(lazy, sessionLimits(properties), Clock.systemUTC(), sealed),
+                new RedisFaqChangeLog(lazy, sealed, pack.id()));
+    return new StoredTextReseal(sealed, sealed.keyId(), stores);
+  }
+
+  private static SessionLimits sessionLimits(CsProperties properties) {
+    CsProperties.Sessions sessions = properties.sessions();
+    return sessions == null
+        ? SessionLimits.DEFAULT
+        : SessionLimits.of(sessions.maxTurns(), sessions.ttl());
   }
 }

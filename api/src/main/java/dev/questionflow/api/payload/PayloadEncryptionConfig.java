@@ -28,7 +28,8 @@ class PayloadEncryptionConfig {
   @Bean
   PayloadEncryption payloadEncryption(
       PayloadProperties properties,
-      @Value("${spring.temporal.test-server.enabled:false}") boolean embedded) {
+      @Value("${spring.temporal.test-server.enabled:false}") boolean embedded,
+      @Value("${cs.redis.url:}") String redisUrl) {
     if (properties.off()) {
       log.warn(
           "PAYLOAD_ENCRYPTION=off: questions, answers and tickets are stored in PLAIN TEXT in Temporal's history"
@@ -39,9 +40,17 @@ class PayloadEncryptionConfig {
       if (!embedded) {
         throw new MissingPayloadKeysException();
       }
-      log.warn(
-          "PAYLOAD_KEYS is not set: the embedded in-process Temporal server keeps payloads UNENCRYPTED (in this"
-              + " process's memory only). With a Temporal server, keys are required.");
+      if (redisUrl == null || redisUrl.isBlank()) {
+        log.warn(
+            "PAYLOAD_KEYS is not set: the embedded in-process Temporal server keeps payloads UNENCRYPTED (in this"
+                + " process's memory only). With a Temporal server, keys are required.");
+      } else {
+        // the stores outlive the process here: tickets, session history and FAQ changes go to Redis
+        log.warn(
+            "PAYLOAD_KEYS is not set: tickets, session history and what staff teach the FAQ are stored in Redis"
+                + " (REDIS_URL) UNENCRYPTED, readable by anyone with access to Redis or its files; the embedded"
+                + " Temporal server keeps payloads unencrypted in this process's memory. Set PAYLOAD_KEYS.");
+      }
       return PayloadEncryption.OFF;
     }
     PayloadKeys keys = PayloadKeys.parse(properties.keys());
@@ -59,9 +68,17 @@ class PayloadEncryptionConfig {
         : EncryptionCodec.dataConverter(encryption.keys());
   }
 
+  /**
+   * @throws IllegalArgumentException for PAYLOAD_SEALED_ONLY without keys (refuses to start)
+   */
   @Bean
-  SealedText sealedText(PayloadEncryption encryption) {
-    return SealedText.with(encryption.keys());
+  SealedText sealedText(PayloadEncryption encryption, PayloadProperties properties) {
+    SealedText sealed = SealedText.with(encryption.keys(), properties.sealedOnly());
+    if (sealed.sealedOnly()) {
+      log.info(
+          "PAYLOAD_SEALED_ONLY: stored text in Redis is read only when sealed to its place (enc2)");
+    }
+    return sealed;
   }
 
   /**

@@ -15,10 +15,16 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *     endpoint from a browser (comma-separated, e.g. {@code http://localhost:8233})
  * @param closedTicketRetention how long an answered ticket is kept ({@code TICKET_RETENTION},
  *     default 30 days)
+ * @param sealedOnly {@code PAYLOAD_SEALED_ONLY}: stored text in Redis is read only in the bound
+ *     form ({@code enc2}); plain and {@code enc1} values are refused (set it after a reseal)
  */
 @ConfigurationProperties("cs.payloads")
 public record PayloadProperties(
-    String keys, String encryption, List<String> codecOrigins, Duration closedTicketRetention) {
+    String keys,
+    String encryption,
+    List<String> codecOrigins,
+    Duration closedTicketRetention,
+    boolean sealedOnly) {
 
   public PayloadProperties {
     encryption = encryption == null || encryption.isBlank() ? "auto" : encryption.trim();

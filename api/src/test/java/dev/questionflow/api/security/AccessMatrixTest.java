@@ -284,6 +284,16 @@ class AccessMatrixTest {
         403,
         404);
     assertThat(runId(answeredOfA)).as("no refused re-run reset the question").isEqualTo(runBefore);
+    // no Redis here: the admin's 409 (nothing stored to reseal) says the request got through
+    assertRow(
+        "POST admin reseal",
+        who -> post("/api/v1/admin/stored-text/reseal"),
+        401,
+        403,
+        403,
+        403,
+        403,
+        409);
     // the chat page's session cookie counts on the API only: on the actuator a visitor is nobody
     assertRow("GET prometheus", who -> get("/actuator/prometheus"), 401, 403, 403, 401, 403, 200);
     assertRow("GET metrics", who -> get("/actuator/metrics"), 401, 403, 403, 401, 403, 200);

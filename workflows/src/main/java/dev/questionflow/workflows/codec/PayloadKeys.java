@@ -23,7 +23,8 @@ import javax.crypto.spec.SecretKeySpec;
  * <p>Each sealed value is {@code nonce (12 bytes) || ciphertext || tag (16 bytes)}, with a fresh
  * random nonce per value (NIST SP 800-38D: at most 2^32 random nonces per key, far beyond a
  * deployment's payloads between rotations) and the key ID as associated data, so a value cannot be
- * relabelled to another key. JDK crypto only: AES-GCM is in every JRE.
+ * relabelled to another key; values stored in Redis also carry their place there ({@link
+ * SealedText}). JDK crypto only: AES-GCM is in every JRE.
  */
 public final class PayloadKeys {
 
@@ -119,17 +120,43 @@ public final class PayloadKeys {
 
   /** Encrypts with the primary key: nonce || ciphertext || tag. */
   public byte[] seal(byte[] plain) {
+    return sealWith(plain, primaryId.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /**
+   * Encrypts with the primary key, binding the value to {@code context} (where it is stored): it
+   * opens only with {@link #open(String, byte[], byte[])} and the same context.
+   */
+  public byte[] seal(byte[] plain, byte[] context) {
+    return sealWith(plain, boundData(primaryId, context));
+  }
+
+  private byte[] sealWith(byte[] plain, byte[] associatedData) {
     byte[] nonce = new byte[NONCE_BYTES];
     RANDOM.nextBytes(nonce);
     try {
       Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
       cipher.init(Cipher.ENCRYPT_MODE, keys.get(primaryId), new GCMParameterSpec(TAG_BITS, nonce));
-      cipher.updateAAD(primaryId.getBytes(StandardCharsets.UTF_8));
+      cipher.updateAAD(associatedData);
       byte[] sealed = cipher.doFinal(plain);
       return ByteBuffer.allocate(NONCE_BYTES + sealed.length).put(nonce).put(sealed).array();
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("AES-GCM encryption failed", e);
     }
+  }
+
+  /**
+   * The associated data of a bound value: the key ID's length (4 bytes) and UTF-8 bytes, then the
+   * context. It starts with a zero byte (key IDs are at most 64 bytes), which no unbound value's
+   * associated data (the bare key ID) does, so neither form opens as the other.
+   */
+  private static byte[] boundData(String keyId, byte[] context) {
+    byte[] id = keyId.getBytes(StandardCharsets.UTF_8);
+    return ByteBuffer.allocate(4 + id.length + context.length)
+        .putInt(id.length)
+        .put(id)
+        .put(context)
+        .array();
   }
 
   /**
@@ -141,6 +168,19 @@ public final class PayloadKeys {
    * @throws IllegalArgumentException when the value is not a sealed value
    */
   public byte[] open(String keyId, byte[] sealed) {
+    return openWith(keyId, sealed, keyId.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /**
+   * Decrypts a value {@link #seal(byte[], byte[]) sealed} under {@code keyId} for {@code context}.
+   *
+   * @throws IntegrityException also when it was sealed for another context
+   */
+  public byte[] open(String keyId, byte[] sealed, byte[] context) {
+    return openWith(keyId, sealed, boundData(keyId, context));
+  }
+
+  private byte[] openWith(String keyId, byte[] sealed, byte[] associatedData) {
     SecretKey key = keys.get(keyId);
     if (key == null) {
       throw new UnknownKeyException(keyId);
@@ -151,7 +191,7 @@ public final class PayloadKeys {
     try {
       Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
       cipher.init(Cipher.DECRYPT_MODE, key, new GCMParameterSpec(TAG_BITS, sealed, 0, NONCE_BYTES));
-      cipher.updateAAD(keyId.getBytes(StandardCharsets.UTF_8));
+      cipher.updateAAD(associatedData);
       return cipher.doFinal(sealed, NONCE_BYTES, sealed.length - NONCE_BYTES);
     } catch (javax.crypto.AEADBadTagException e) {
       throw new IntegrityException(keyId, e);

@@ -75,16 +75,18 @@ class PayloadKeysTest {
   @Test
   void sealedTextReadsOldPlainValuesAndNeedsItsKey() {
     SealedText sealer = SealedText.with(PayloadKeys.parse(K1));
-    String sealed = sealer.seal("my card is 4111 1111 1111 1111");
+    SealedText.Place place = new SealedText.Place("cs:ticket:T-1", "question");
+    String sealed = sealer.seal("my card is 4111 1111 1111 1111", place);
 
-    assertThat(sealed).startsWith("enc1:k1:").doesNotContain("4111");
-    assertThat(sealer.open(sealed)).isEqualTo("my card is 4111 1111 1111 1111");
-    assertThat(sealer.open("written before encryption")).isEqualTo("written before encryption");
-    assertThat(sealer.seal(null)).isNull();
-    assertThat(SealedText.PLAIN.seal("plain")).isEqualTo("plain");
-    assertThatThrownBy(() -> SealedText.PLAIN.open(sealed))
+    assertThat(sealed).startsWith("enc2:k1:").doesNotContain("4111");
+    assertThat(sealer.open(sealed, place)).isEqualTo("my card is 4111 1111 1111 1111");
+    assertThat(sealer.open("written before encryption", place))
+        .isEqualTo("written before encryption");
+    assertThat(sealer.seal(null, place)).isNull();
+    assertThat(SealedText.PLAIN.seal("plain", place)).isEqualTo("plain");
+    assertThatThrownBy(() -> SealedText.PLAIN.open(sealed, place))
         .hasMessageContaining("PAYLOAD_KEYS is not set");
-    assertThatThrownBy(() -> SealedText.with(PayloadKeys.parse(K2)).open(sealed))
+    assertThatThrownBy(() -> SealedText.with(PayloadKeys.parse(K2)).open(sealed, place))
         .isInstanceOf(PayloadKeys.UnknownKeyException.class);
   }
 
