@@ -6,12 +6,14 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import dev.questionflow.activities.testing.TestCertificates;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
 /** Issue 28, item 11: a CA for a plain redis:// URL is ignored, and the start says so. */
@@ -39,13 +41,15 @@ class LazyRedisTlsCaWarningTest {
   }
 
   @Test
-  void aCaWithAPlainUrlIsAWarning() {
+  void aCaWithAPlainUrlIsAWarning(@TempDir Path dir) throws Exception {
+    // a real CA: Lettuce reads the file when the client is set up
+    TestCertificates.newCa(dir);
     try (LazyRedis redis =
         new LazyRedis(
             "redis://127.0.0.1:1",
             Duration.ofMillis(100),
             Duration.ofSeconds(1),
-            Path.of("ca.pem"))) {
+            dir.resolve("ca.pem"))) {
       assertThat(warnings())
           .singleElement()
           .asString()
