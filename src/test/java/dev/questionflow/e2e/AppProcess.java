@@ -28,9 +28,9 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class AppProcess implements AutoCloseable {
 
-  static final String CALLER_KEY = "e2e-caller-key-0123456789";
-  static final String STAFF_KEY = "e2e-staff-key-0123456789";
-  static final String ADMIN_KEY = "e2e-admin-key-0123456789";
+  static final String CALLER_KEY = "e2e-caller-key-0123456789-abcdef0123456789";
+  static final String STAFF_KEY = "e2e-staff-key-0123456789-abcdef0123456789";
+  static final String ADMIN_KEY = "e2e-admin-key-0123456789-abcdef0123456789";
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final HttpClient HTTP =

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 class OperationsIT {
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final String KEY = "ops-test-key";
+  private static final String KEY = "ops-test-key-0123456789abcdef0123456789";
   private static final String IN_FAQ = "I still have not received my new card";
 
   /**

@@ -25,8 +25,8 @@ import org.junit.jupiter.api.Test;
 class SecurityIT {
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final String KEY_A = "e2e-key-a-0123456789abcdef";
-  private static final String KEY_B = "e2e-key-b-0123456789abcdef";
+  private static final String KEY_A = "e2e-key-a-0123456789abcdef-abcdef0123456789";
+  private static final String KEY_B = "e2e-key-b-0123456789abcdef-abcdef0123456789";
 
   private static FakeModelServer model;
   private static AppProcess app;

@@ -27,8 +27,8 @@ import org.junit.jupiter.api.Test;
 class StaffConsoleBrowserIT {
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final String STAFF_KEY = "staff-key-0123456789abcdef";
-  private static final String CALLER_KEY = "caller-key-a-0123456789";
+  private static final String STAFF_KEY = "staff-key-0123456789abcdef-abcdef0123456789";
+  private static final String CALLER_KEY = "caller-key-a-0123456789-abcdef0123456789";
   private static final Duration STEP_TIMEOUT = Duration.ofSeconds(90);
   private static AppProcess app;
 

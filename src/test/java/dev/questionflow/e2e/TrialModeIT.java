@@ -133,7 +133,7 @@ class TrialModeIT {
   @Test
   void oneConfiguredKeyEndsTrialMode() throws Exception {
     Map<String, String> env = noCredentials("keyed");
-    env.put("CALLER_API_KEYS", "backend-a:trial-test-key-0123456789");
+    env.put("CALLER_API_KEYS", "backend-a:trial-test-key-0123456789-abcdef0123456789");
     try (AppProcess app = AppProcess.start("trial-keyed", env)) {
       HttpResponse<String> unkeyed = app.send("POST", "/api/v1/questions", question());
       assertThat(unkeyed.statusCode()).isEqualTo(401);
@@ -147,7 +147,7 @@ class TrialModeIT {
                       "/api/v1/questions",
                       question(),
                       "Authorization",
-                      "Bearer trial-test-key-0123456789")
+                      "Bearer trial-test-key-0123456789-abcdef0123456789")
                   .statusCode())
           .isEqualTo(202);
       assertThat(Files.readString(app.log())).doesNotContain("TRIAL MODE");

@@ -29,6 +29,13 @@ public final class SearchAttributes {
   public static final SearchAttributeKey<String> FIRST_ANSWER_LEVEL =
       SearchAttributeKey.forKeyword("FirstAnswerLevel");
 
+  /**
+   * The workflow ID's format, set at start ({@code "2"}: 64-bit owner tag); questions started
+   * before it existed have none, which tells the API whether old-format IDs may still be around.
+   */
+  public static final SearchAttributeKey<String> ID_FORMAT =
+      SearchAttributeKey.forKeyword("QuestionIdFormat");
+
   public static final List<SearchAttributeKey<?>> ALL =
       List.of(
           CUSTOMER_ID,
@@ -39,7 +46,8 @@ public final class SearchAttributes {
           PRIORITY,
           WAITING_SINCE,
           FIRST_ANSWER_AT,
-          FIRST_ANSWER_LEVEL);
+          FIRST_ANSWER_LEVEL,
+          ID_FORMAT);
 
   private SearchAttributes() {}
 }

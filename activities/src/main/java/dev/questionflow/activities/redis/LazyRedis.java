@@ -54,6 +54,14 @@ public final class LazyRedis implements Supplier<RedisCommands<String, String>>,
             .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
             .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
             .autoReconnect(true);
+    if (tlsCa != null && !uri.isSsl()) {
+      // Lettuce would silently talk plain TCP: whoever set a CA expected TLS
+      log.warn(
+          "REDIS_TLS_CA is set but REDIS_URL is not rediss://: the CA is IGNORED and the connection to"
+              + " Redis at {}:{} is NOT encrypted. Use rediss:// for TLS, or unset REDIS_TLS_CA.",
+          uri.getHost(),
+          uri.getPort());
+    }
     if (tlsCa != null) {
       options.sslOptions(
           SslOptions.builder().jdkSslProvider().trustManager(tlsCa.toFile()).build());

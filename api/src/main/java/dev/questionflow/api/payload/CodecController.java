@@ -96,9 +96,14 @@ class CodecController {
   }
 
   private Payloads parse(String requestNamespace, String body) {
-    if (requestNamespace != null
-        && !requestNamespace.isBlank()
-        && !requestNamespace.equals(namespace)) {
+    // required: the Web UI and the CLI always send it (temporalio/cli's payloadCodecInterceptor);
+    // a request without it could be for any namespace, so it is not decoded with this one's keys
+    if (requestNamespace == null || requestNamespace.isBlank()) {
+      throw problem(
+          HttpStatus.BAD_REQUEST,
+          "The X-Namespace header is required; this codec serves namespace '" + namespace + "'.");
+    }
+    if (!requestNamespace.equals(namespace)) {
       throw problem(
           HttpStatus.BAD_REQUEST,
           "This codec serves namespace '" + namespace + "', not '" + requestNamespace + "'.");

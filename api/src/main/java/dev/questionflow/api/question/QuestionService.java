@@ -54,6 +54,7 @@ public class QuestionService {
   private final String taskQueue;
   private final SessionActivitiesImpl sessions;
   private final WorkflowIds ids;
+  private final LegacyQuestionIds legacyIds;
   private final RecentSubmits recent;
   private final StatusReads statusReads;
   private final boolean eagerStart;
@@ -65,12 +66,14 @@ public class QuestionService {
       MeterRegistry meters,
       SessionActivitiesImpl sessions,
       WorkflowIds ids,
+      LegacyQuestionIds legacyIds,
       StatusReads statusReads,
       ObjectProvider<LazyRedis> redis) {
     this.client = client;
     this.statusReads = statusReads;
     this.sessions = sessions;
     this.ids = ids;
+    this.legacyIds = legacyIds;
     LazyRedis shared = redis.getIfAvailable();
     Duration window = properties.api().duplicateWindow();
     this.recent =
@@ -144,6 +147,15 @@ public class QuestionService {
         askedAgain(workflowId);
         return new Accepted(workflowId, "/api/v1/questions/" + workflowId, true);
       }
+      String legacy = legacyIds.existing(workflowId);
+      if (legacy != null) {
+        // asked before owner tags grew to 64 bits: the same question, under its old ID; the window
+        // forgets the new ID, which must not be answered as an accepted question
+        recent.forget(workflowId);
+        log.info("duplicate submit of a question accepted under its old-format ID {}", legacy);
+        askedAgain(legacy);
+        return new Accepted(legacy, "/api/v1/questions/" + legacy, true);
+      }
       Question question =
           new Question(
               request.sessionId(),
@@ -191,6 +203,7 @@ public class QuestionService {
                           .set(SearchAttributes.SESSION_ID, request.sessionId())
                           .set(SearchAttributes.STAGE, Stage.RECEIVED.name())
                           .set(SearchAttributes.PRIORITY, (long) priority)
+                          .set(SearchAttributes.ID_FORMAT, "2") // see LegacyQuestionIds
                           .build())
                   .build());
       joinSessionLine(sessionKey, workflowId);

@@ -15,8 +15,9 @@ import org.springframework.web.util.UrlPathHelper;
 /**
  * Every API request, reads and event streams included, takes a token of its caller's bucket (a back
  * end, staff member or admin) or its visitor's, and on the public web page (visitors and the
- * anonymous web-session call) one of its address's. Runs in Spring Security's chain after
- * authorization, so refused credentials cost nothing here.
+ * anonymous web-session call) one of its address's; a request to Temporal's codec takes one of its
+ * requester's codec bucket. Runs in Spring Security's chain after authorization, so refused
+ * credentials cost nothing here.
  */
 public final class AccessLimitFilter extends OncePerRequestFilter {
 
@@ -33,7 +34,12 @@ public final class AccessLimitFilter extends OncePerRequestFilter {
 
   @Override
   protected boolean shouldNotFilter(HttpServletRequest request) {
-    return !isApi(request);
+    return !isApi(request) && !isCodec(request);
+  }
+
+  /** Temporal's codec: limited per requester (staff or admin), with a bucket of its own. */
+  static boolean isCodec(HttpServletRequest request) {
+    return UrlPathHelper.defaultInstance.getPathWithinApplication(request).startsWith("/codec/");
   }
 
   /**
@@ -50,7 +56,14 @@ public final class AccessLimitFilter extends OncePerRequestFilter {
       throws ServletException, IOException {
     Authentication authentication = SecurityContextHolder.getContext().getAuthentication();
     try {
-      if (authentication != null && authentication.getPrincipal() instanceof Requester requester) {
+      if (isCodec(request)) {
+        // authorization let only staff and admins (or trial mode's local) this far
+        if (authentication != null
+            && authentication.getPrincipal() instanceof Requester requester) {
+          limiter.admitRequest(AccessLimiter.Kind.CODEC, requester.limitKey(), null);
+        }
+      } else if (authentication != null
+          && authentication.getPrincipal() instanceof Requester requester) {
         boolean visitor = requester.kind() == Requester.Kind.WEB_VISITOR;
         limiter.admitRequest(
             visitor ? AccessLimiter.Kind.VISITOR : AccessLimiter.Kind.CALLER,

@@ -49,6 +49,10 @@ public class AccessLimiter implements AutoCloseable {
     GLOBAL("global", "questions"),
     CALLER("caller", "requests from this caller"),
     VISITOR("visitor", "requests from this visitor"),
+    /** Temporal's codec, per staff member or admin. */
+    CODEC("codec", "codec requests from this requester"),
+    /** Failed authentications per client address (FailedAuthentications). */
+    FAILED_AUTH("failed-auth", "failed authentications from this address"),
     /** Not a bucket: the cap on open event streams (StatusStreams). */
     STREAMS("streams", "open event streams");
 
@@ -80,6 +84,8 @@ public class AccessLimiter implements AutoCloseable {
   private final Counter fallbacks;
   private final long retryIntervalNanos;
   private final long logIntervalNanos;
+  private final boolean failedAuthOn;
+  private final long nanosPerFailedAuth;
 
   /** System.nanoTime() before which Redis is not tried again after a failure. */
   private final AtomicLong redisRetryAt = new AtomicLong(System.nanoTime());
@@ -107,6 +113,7 @@ public class AccessLimiter implements AutoCloseable {
     limits.put(Kind.GLOBAL, properties.global());
     limits.put(Kind.CALLER, properties.perCaller());
     limits.put(Kind.VISITOR, properties.perVisitor());
+    limits.put(Kind.CODEC, properties.perCodecRequester());
     limits.forEach(
         (kind, limit) -> {
           configurations.put(
@@ -129,7 +136,36 @@ public class AccessLimiter implements AutoCloseable {
                   + limit.refillPerSecond()
                   + ":");
         });
-    for (Kind kind : List.of(Kind.USER, Kind.IP, Kind.CALLER, Kind.VISITOR, Kind.STREAMS)) {
+    // failed authentications: attempts per window, not per second
+    AccessLimitsProperties.FailedAuth failedAuth = properties.failedAuthPerIp();
+    failedAuthOn = failedAuth.on();
+    configurations.put(
+        Kind.FAILED_AUTH,
+        BucketConfiguration.builder()
+            .addLimit(
+                l ->
+                    l.capacity(failedAuth.attempts())
+                        .refillGreedy(failedAuth.attempts(), failedAuth.window()))
+            .build());
+    keyPrefixes.put(
+        Kind.FAILED_AUTH,
+        properties.keyPrefix()
+            + Kind.FAILED_AUTH.tag()
+            + ":"
+            + failedAuth.attempts()
+            + "-"
+            + failedAuth.window().toSeconds()
+            + ":");
+    nanosPerFailedAuth = failedAuth.window().toNanos() / failedAuth.attempts();
+    for (Kind kind :
+        List.of(
+            Kind.USER,
+            Kind.IP,
+            Kind.CALLER,
+            Kind.VISITOR,
+            Kind.STREAMS,
+            Kind.CODEC,
+            Kind.FAILED_AUTH)) {
       rejected.put(
           kind,
           Counter.builder(REJECTED_METRIC)
@@ -231,8 +267,33 @@ public class AccessLimiter implements AutoCloseable {
     return taken;
   }
 
+  /**
+   * Counts a failed authentication of the address in its bucket (shared through Redis like the
+   * others).
+   *
+   * @return how long further attempts from the address are to be refused before their credential is
+   *     checked, in nanoseconds: 0 while attempts are left; once this one took the last, until one
+   *     is given back; when none was left (the address was refused on another instance), until the
+   *     bucket has one again
+   */
+  public long failedAuthentication(String clientIp) {
+    if (!properties.enabled() || !failedAuthOn || clientIp == null) {
+      return 0;
+    }
+    Request request = new Request();
+    try {
+      ConsumptionProbe probe = request.consume(Kind.FAILED_AUTH, clientIp);
+      if (!probe.isConsumed()) {
+        return Math.max(1, probe.getNanosToWaitForRefill());
+      }
+      return probe.getRemainingTokens() == 0 ? nanosPerFailedAuth : 0;
+    } finally {
+      request.done();
+    }
+  }
+
   /** Counts a refusal (cs_ratelimit_rejected_total{limit}). */
-  void refused(Kind kind) {
+  public void refused(Kind kind) {
     rejected.get(kind).increment();
   }
 
@@ -274,7 +335,7 @@ public class AccessLimiter implements AutoCloseable {
         : local.availableTokens(key, configuration);
   }
 
-  static long retryAfterSeconds(long nanosToWait) {
+  public static long retryAfterSeconds(long nanosToWait) {
     return Math.max(
         1, (nanosToWait + TimeUnit.SECONDS.toNanos(1) - 1) / TimeUnit.SECONDS.toNanos(1));
   }

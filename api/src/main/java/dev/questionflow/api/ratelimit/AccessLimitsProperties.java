@@ -28,6 +28,12 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *     counted)
  * @param localMaxKeys per-instance buckets kept in memory (least recently used are dropped)
  * @param keyPrefix prefix of the Redis keys
+ * @param perCodecRequester per staff member or admin, every request to Temporal's codec ({@code
+ *     /codec/**}): the Web UI decodes a history page in many small requests, so a burst is generous
+ * @param failedAuthPerIp failed authentications (a wrong API key, a forged, expired or foreign
+ *     token or cookie: every 401 of a request that carried a credential) per client address: after
+ *     {@code attempts} within {@code window}, further requests with a credential from that address
+ *     get 429 before it is checked
  */
 @ConfigurationProperties("cs.access-limits")
 public record AccessLimitsProperties(
@@ -42,7 +48,9 @@ public record AccessLimitsProperties(
     Duration redisConnectTimeout,
     Duration fallbackLogInterval,
     Integer localMaxKeys,
-    String keyPrefix) {
+    String keyPrefix,
+    Limit perCodecRequester,
+    FailedAuth failedAuthPerIp) {
 
   public AccessLimitsProperties {
     enabled = enabled == null || enabled;
@@ -57,12 +65,14 @@ public record AccessLimitsProperties(
     fallbackLogInterval = fallbackLogInterval == null ? Duration.ofMinutes(1) : fallbackLogInterval;
     localMaxKeys = localMaxKeys == null ? 100_000 : localMaxKeys;
     keyPrefix = keyPrefix == null || keyPrefix.isBlank() ? "cs:access-limits:" : keyPrefix;
+    perCodecRequester = Limit.withDefaults(perCodecRequester, 600, 100);
+    failedAuthPerIp = FailedAuth.withDefaults(failedAuthPerIp);
   }
 
   /** All defaults: what the app uses when application.yml says nothing. */
   public static AccessLimitsProperties defaults() {
     return new AccessLimitsProperties(
-        null, null, null, null, null, null, null, null, null, null, null, null);
+        null, null, null, null, null, null, null, null, null, null, null, null, null, null);
   }
 
   public AccessLimitsProperties withLimits(Limit global, Limit perUser, Limit perIp) {
@@ -87,7 +97,45 @@ public record AccessLimitsProperties(
         redisConnectTimeout,
         fallbackLogInterval,
         localMaxKeys,
-        newKeyPrefix);
+        newKeyPrefix,
+        perCodecRequester,
+        failedAuthPerIp);
+  }
+
+  /**
+   * Failed authentications allowed per client address: {@code attempts} at once, given back evenly
+   * over {@code window} (a token bucket of that capacity refilled at attempts/window).
+   */
+  public record FailedAuth(Boolean enabled, Long attempts, Duration window) {
+
+    public FailedAuth {
+      if (attempts != null && attempts < 1) {
+        throw new IllegalArgumentException(
+            "cs.access-limits.failed-auth-per-ip.attempts must be at least 1, is " + attempts);
+      }
+      if (window != null && (window.isNegative() || window.isZero())) {
+        throw new IllegalArgumentException(
+            "cs.access-limits.failed-auth-per-ip.window must be positive, is " + window);
+      }
+    }
+
+    static FailedAuth withDefaults(FailedAuth given) {
+      return given == null
+          ? new FailedAuth(true, 20L, Duration.ofMinutes(1))
+          : new FailedAuth(
+              given.enabled == null || given.enabled,
+              given.attempts == null ? 20L : given.attempts,
+              given.window == null ? Duration.ofMinutes(1) : given.window);
+    }
+
+    public boolean on() {
+      return enabled == null || enabled;
+    }
+
+    @Override
+    public String toString() {
+      return on() ? attempts + " per " + window : "off";
+    }
   }
 
   /**

@@ -26,7 +26,11 @@ import java.util.regex.Pattern;
  */
 final class ApiKeys {
 
-  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ApiKeys.class);
+  /**
+   * The shortest plain key accepted (caller, staff and admin alike); a {@code sha256=} digest is
+   * exempt, as the key behind it cannot be measured.
+   */
+  static final int MIN_LENGTH = 32;
 
   /**
    * Names end up in workflow IDs' owner tags, session keys and logs: the same characters the API
@@ -119,11 +123,18 @@ final class ApiKeys {
                 + "' looks like a JWT (two dots) and would"
                 + " be taken for one; use a random key (openssl rand -hex 24)");
       }
-      if (key.length() < 16) {
-        log.warn(
-            "{}: the key of '{}' is shorter than 16 characters; use a random key (openssl rand -hex 24)",
-            variable,
-            name);
+      if (key.length() < MIN_LENGTH) {
+        // a short key can be guessed (and failed attempts are only rate-limited per address); the
+        // length, not the key, goes into the message
+        throw new IllegalArgumentException(
+            variable
+                + ": the key of '"
+                + name
+                + "' has "
+                + key.length()
+                + " characters, at least "
+                + MIN_LENGTH
+                + " are required; use a random key (openssl rand -hex 24) or give its sha256= digest");
       }
       digest = sha256(key);
     }

@@ -17,6 +17,22 @@ public final class ProblemResponses {
 
   static AuthenticationEntryPoint unauthorized() {
     return (request, response, exception) -> {
+      if (exception instanceof FailedAuthentications.TooManyFailedAuthentications tooMany) {
+        // the shape of the other access limits' 429 (AccessLimitExceededException)
+        response.setHeader("Retry-After", Long.toString(tooMany.retryAfterSeconds()));
+        response.setStatus(429);
+        response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+        response.setCharacterEncoding(StandardCharsets.UTF_8.name());
+        response
+            .getWriter()
+            .write(
+                "{\"type\":\"about:blank\",\"title\":\"Too many requests\",\"status\":429,\"detail\":\""
+                    + exception.getMessage()
+                    + "\",\"limit\":\"failed-auth\",\"retryAfterSeconds\":"
+                    + tooMany.retryAfterSeconds()
+                    + "}");
+        return;
+      }
       if (exception instanceof BearerTokenRouter.IdentityProviderUnavailableException) {
         response.setHeader("Retry-After", "30");
         write(

@@ -56,9 +56,16 @@ class SecurityConfig {
     return ServerSecret.of(properties.workflowIdSecret(), properties.dataDir());
   }
 
+  /**
+   * @param maxLifetime how long renewals may keep one visitor's session going (its own setting, not
+   *     a SecurityProperties field, to keep this change apart from the others of issue 28)
+   */
   @Bean
-  WebSessions webSessions(ServerSecret secret, SecurityProperties properties) {
-    return new WebSessions(secret, properties.webSessionTtl(), Clock.systemUTC());
+  WebSessions webSessions(
+      ServerSecret secret,
+      SecurityProperties properties,
+      @Value("${cs.security.web-session-max-lifetime:24h}") java.time.Duration maxLifetime) {
+    return new WebSessions(secret, properties.webSessionTtl(), maxLifetime, Clock.systemUTC());
   }
 
   @Bean
@@ -119,6 +126,11 @@ class SecurityConfig {
   @Bean
   ClientIp clientIp(SecurityProperties properties) {
     return new ClientIp(properties.trustedProxies());
+  }
+
+  @Bean
+  FailedAuthentications failedAuthentications(AccessLimiter limiter, ClientIp clientIp) {
+    return new FailedAuthentications(limiter, clientIp);
   }
 
   /**
@@ -235,7 +247,11 @@ class SecurityConfig {
         .oauth2ResourceServer(
             server ->
                 server
-                    .authenticationManagerResolver(request -> bearer)
+                    // failed credentials are counted per address; a used-up address is refused
+                    .authenticationManagerResolver(
+                        http.getSharedObject(org.springframework.context.ApplicationContext.class)
+                            .getBean(FailedAuthentications.class)
+                            .guarding(bearer))
                     .bearerTokenResolver(tokenResolver())
                     .authenticationEntryPoint(ProblemResponses.unauthorized())
                     .accessDeniedHandler(ProblemResponses.forbidden()))

@@ -25,13 +25,13 @@ import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilde
     properties = {
       "spring.temporal.test-server.enabled=true",
       "cs.faq.index-dir=../data/faq-index",
-      "cs.security.admin-api-key=test-admin-key",
+      "cs.security.admin-api-key=test-admin-key-0123456789abcdef0123456789",
       "cs.security.caller-api-keys=admin-test-caller:" + AdminApiTest.CALLER_KEY
     })
 @AutoConfigureMockMvc
 class AdminApiTest {
 
-  private static final String KEY = "test-admin-key";
+  private static final String KEY = "test-admin-key-0123456789abcdef0123456789";
   static final String CALLER_KEY = "admin-test-caller-key-0123456789";
 
   @Autowired MockMvc mvc;

@@ -38,8 +38,8 @@ import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilde
 @AutoConfigureMockMvc
 class CodecApiTest {
 
-  static final String CALLER = "caller-0123456789abcdef";
-  static final String STAFF = "staff-0123456789abcdef";
+  static final String CALLER = "caller-0123456789abcdef-abcdef0123456789";
+  static final String STAFF = "staff-0123456789abcdef-abcdef0123456789";
   static final String KEYS = "k1:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
   static final String UI_ORIGIN = "http://localhost:8233";
   private static final String MARKER = "ZEBRA-MARKER-5150";
@@ -88,7 +88,8 @@ class CodecApiTest {
                 post("/codec/encode")
                     .contentType(MediaType.APPLICATION_JSON)
                     .content(plain)
-                    .header("Authorization", "Bearer " + STAFF))
+                    .header("Authorization", "Bearer " + STAFF)
+                    .header("X-Namespace", "default"))
             .andReturn()
             .getResponse();
     assertThat(encoded.getStatus()).isEqualTo(200);
@@ -98,7 +99,10 @@ class CodecApiTest {
     assertThat(sealed.getPayloads(0).getData().toStringUtf8()).doesNotContain("ZEBRA");
 
     MockHttpServletResponse decoded =
-        mvc.perform(decode(encoded.getContentAsString()).header("Authorization", "Bearer " + STAFF))
+        mvc.perform(
+                decode(encoded.getContentAsString())
+                    .header("Authorization", "Bearer " + STAFF)
+                    .header("X-Namespace", "default"))
             .andReturn()
             .getResponse();
     assertThat(parse(decoded.getContentAsString())).isEqualTo(parse(plain));
@@ -132,8 +136,23 @@ class CodecApiTest {
     assertThat(otherNamespace.getContentType()).startsWith("application/problem+json");
     assertThat(otherNamespace.getContentAsString()).contains("serves namespace 'default'");
 
+    for (String missing : new String[] {null, " "}) {
+      MockHttpServletRequestBuilder request =
+          decode("{\"payloads\":[]}").header("Authorization", "Bearer " + STAFF);
+      if (missing != null) {
+        request.header("X-Namespace", missing);
+      }
+      MockHttpServletResponse noNamespace = mvc.perform(request).andReturn().getResponse();
+      assertThat(noNamespace.getStatus()).as("X-Namespace '%s'", missing).isEqualTo(400);
+      assertThat(noNamespace.getContentType()).startsWith("application/problem+json");
+      assertThat(noNamespace.getContentAsString()).contains("X-Namespace header is required");
+    }
+
     MockHttpServletResponse notPayloads =
-        mvc.perform(decode("{\"payload\": 1}").header("Authorization", "Bearer " + STAFF))
+        mvc.perform(
+                decode("{\"payload\": 1}")
+                    .header("Authorization", "Bearer " + STAFF)
+                    .header("X-Namespace", "default"))
             .andReturn()
             .getResponse();
     assertThat(notPayloads.getStatus()).isEqualTo(400);

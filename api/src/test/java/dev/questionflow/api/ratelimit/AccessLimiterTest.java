@@ -157,6 +157,8 @@ class AccessLimiterTest {
                 null,
                 null,
                 null,
+                null,
+                null,
                 null),
             null,
             clock,

@@ -70,8 +70,8 @@ class AccessLimitsApiTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   static final String BACKEND = "rl-backend";
-  static final String BACKEND_KEY = "rl-backend-key-0123456789";
-  static final String READER_KEY = "rl-reader-key-0123456789";
+  static final String BACKEND_KEY = "rl-backend-key-0123456789-abcdef0123456789";
+  static final String READER_KEY = "rl-reader-key-0123456789-abcdef0123456789";
 
   @TestConfiguration
   static class Clock {

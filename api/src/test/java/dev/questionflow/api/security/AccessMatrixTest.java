@@ -60,11 +60,11 @@ import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilde
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AccessMatrixTest {
 
-  static final String KEY_A = "key-a-0123456789abcdef";
-  static final String KEY_B = "key-b-0123456789abcdef";
-  static final String KEY_VIP = "key-vip-0123456789abcdef";
-  static final String KEY_STAFF = "staff-0123456789abcdef";
-  static final String KEY_ADMIN = "admin-0123456789abcdef";
+  static final String KEY_A = "key-a-0123456789abcdef-abcdef0123456789";
+  static final String KEY_B = "key-b-0123456789abcdef-abcdef0123456789";
+  static final String KEY_VIP = "key-vip-0123456789abcdef-abcdef0123456789";
+  static final String KEY_STAFF = "staff-0123456789abcdef-abcdef0123456789";
+  static final String KEY_ADMIN = "admin-0123456789abcdef-abcdef0123456789";
   private static final ObjectMapper JSON = new ObjectMapper();
 
   enum Who {
@@ -221,6 +221,7 @@ class AccessMatrixTest {
         "POST codec decode",
         who ->
             post("/codec/decode")
+                .header("X-Namespace", "default")
                 .contentType(MediaType.APPLICATION_JSON)
                 .content("{\"payloads\":[]}"),
         401,

@@ -9,8 +9,8 @@ import org.junit.jupiter.api.Test;
 
 class ApiKeysTest {
 
-  private static final String WEB_KEY = "web-key-0123456789abcdef";
-  private static final String APP_KEY = "app-key-0123456789abcdef";
+  private static final String WEB_KEY = "web-key-0123456789abcdef-abcdef0123456789";
+  private static final String APP_KEY = "app-key-0123456789abcdef-abcdef0123456789";
 
   @Test
   void aKeyMayBeGivenPlainOrAsItsSha256AndCarriesItsNameAndTier() {
@@ -60,6 +60,25 @@ class ApiKeysTest {
   }
 
   @Test
+  void aKeyShorterThan32CharactersStopsTheStartButItsDigestDoesNot() {
+    String shortKey = "0123456789abcdef0123456789abcde"; // 31
+    assertThatThrownBy(() -> ApiKeys.parse("CALLER_API_KEYS", "webchat:" + shortKey))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("CALLER_API_KEYS: the key of 'webchat' has 31 characters")
+        .hasMessageNotContaining(shortKey);
+    assertThatThrownBy(() -> ApiKeys.parse("STAFF_API_KEYS", "alice:" + shortKey))
+        .hasMessageStartingWith("STAFF_API_KEYS:");
+    assertThatThrownBy(() -> ApiKeys.single("ADMIN_API_KEY", "admin", shortKey))
+        .hasMessageStartingWith("ADMIN_API_KEY:");
+    assertThat(ApiKeys.parse("CALLER_API_KEYS", "webchat:" + shortKey + "f").match(shortKey + "f"))
+        .isPresent();
+    String digest = HexFormat.of().formatHex(ApiKeys.sha256("short"));
+    assertThat(ApiKeys.parse("CALLER_API_KEYS", "webchat:sha256=" + digest).match("short"))
+        .as("a digest's key cannot be measured")
+        .isPresent();
+  }
+
+  @Test
   void aMalformedEntryIsNamedByItsPositionNotItsText() {
     // "name:" forgotten: the whole entry is the key, and must not end up in the start-up error's
     // log line
@@ -74,7 +93,9 @@ class ApiKeysTest {
     ApiKeys callers = ApiKeys.parse("CALLER_API_KEYS", "webchat:" + WEB_KEY);
     ApiKeys staff = ApiKeys.parse("STAFF_API_KEYS", "alice:" + APP_KEY);
     ApiKeys.requireDistinct(
-        callers, staff, ApiKeys.single("ADMIN_API_KEY", "admin", "admin-0123456789abcdef"));
+        callers,
+        staff,
+        ApiKeys.single("ADMIN_API_KEY", "admin", "admin-0123456789abcdef-abcdef0123456789"));
     assertThatThrownBy(
             () ->
                 ApiKeys.requireDistinct(

@@ -38,10 +38,11 @@ class BearerTokenRouterTest {
       new WebSessions(
           ServerSecret.of("router-test-secret-0123456789", null),
           Duration.ofHours(1),
+          Duration.ofHours(24),
           Clock.systemUTC());
   private final AuthenticationProvider apiKeys =
       new ApiKeyAuthenticationProvider(
-          ApiKeys.parse("CALLER_API_KEYS", "webchat:router-key-0123456789"),
+          ApiKeys.parse("CALLER_API_KEYS", "webchat:router-key-0123456789-abcdef0123456789"),
           ApiKeys.parse("STAFF_API_KEYS", ""),
           ApiKeys.single("ADMIN_API_KEY", "admin", ""));
 
@@ -106,7 +107,10 @@ class BearerTokenRouterTest {
             apiKeys, sessions.authenticationProvider(), unreachableIdentityProvider());
 
     assertThat(
-            ((Requester) router.authenticate(bearer("router-key-0123456789")).getPrincipal())
+            ((Requester)
+                    router
+                        .authenticate(bearer("router-key-0123456789-abcdef0123456789"))
+                        .getPrincipal())
                 .name())
         .isEqualTo("webchat");
     assertThatThrownBy(() -> router.authenticate(bearer("mistyped-key-0123456789")))
