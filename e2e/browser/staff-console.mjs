@@ -8,7 +8,9 @@
 // Saves screenshots and prints one JSON line with what it saw.
 //
 //   BASE_URL          e.g. http://127.0.0.1:8080 (required)
-//   STAFF_KEY         a staff API key or an OIDC access token of a staff member (required)
+//   STAFF_KEY         a staff API key or an OIDC access token of a staff member (required unless TRIAL_TOKEN)
+//   TRIAL_TOKEN       trial mode: both open the URL the app printed instead (BASE_URL/?token=…, BASE_URL/staff?token=…);
+//                     the token must leave the address bar as an HttpOnly cookie, and the console signs in by itself
 //   QUESTION          the customer's text (default: one no FAQ answers); unique per run, the ticket is found by it
 //   REPLY             the agent's reply (default "A person answers: about 11 m/s.")
 //   SCREENSHOT_DIR    where the PNGs go (default: e2e/target/screenshots, where chat-page.mjs's go in the Java tests):
@@ -21,7 +23,8 @@ import { fileURLToPath } from 'node:url';
 import { check, env, log, screenshot, sleep } from './lib.mjs';
 
 const baseUrl = env('BASE_URL').replace(/\/+$/, '');
-const staffKey = env('STAFF_KEY');
+const trialToken = env('TRIAL_TOKEN', '');
+const staffKey = trialToken ? '' : env('STAFF_KEY');
 const question = env('QUESTION', 'What is the airspeed velocity of an unladen swallow?');
 const reply = env('REPLY', 'A person answers: about 11 m/s.');
 const shotDir = env('SCREENSHOT_DIR', resolve(dirname(fileURLToPath(import.meta.url)), '..', 'target', 'screenshots'));
@@ -118,6 +121,18 @@ async function customerTurn() {
   return state;
 }
 
+/** Trial mode: the printed URL left the token as an HttpOnly, SameSite=Strict cookie and dropped it from the URL. */
+async function checkTrialLink(page, context, path) {
+  if (page.url() !== `${baseUrl}${path}`) {
+    throw new Error(`the trial URL must redirect to ${baseUrl}${path}, the page is at ${page.url()}`);
+  }
+  const cookie = (await context.cookies(baseUrl)).find((c) => c.name === 'qf_trial');
+  if (!cookie || cookie.value !== trialToken || !cookie.httpOnly || cookie.sameSite !== 'Strict') {
+    throw new Error(`the trial URL must set the HttpOnly, SameSite=Strict qf_trial cookie, got ${JSON.stringify(cookie)}`);
+  }
+  seen.trialCookie = { httpOnly: cookie.httpOnly, sameSite: cookie.sameSite, path: cookie.path };
+}
+
 async function shoot(page, name) {
   const file = await screenshot(page, join(shotDir, name));
   seen.screenshots[name.replace(/\.png$/, '')] = file;
@@ -144,7 +159,10 @@ await check(seen, async (browser) => {
   const webSession = customer.waitForResponse(
     (r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/api/v1/web-session',
     { timeout: 30000 });
-  await customer.goto(`${baseUrl}/`, { waitUntil: 'load', timeout: 30000 });
+  await customer.goto(trialToken ? `${baseUrl}/?token=${trialToken}` : `${baseUrl}/`, { waitUntil: 'load', timeout: 30000 });
+  if (trialToken) {
+    await checkTrialLink(customer, customerContext, '/');
+  }
   const sessionResponse = await webSession;
   if (sessionResponse.status() !== 200) {
     throw new Error(`POST /api/v1/web-session answered ${sessionResponse.status()}: ${await sessionResponse.text()}`);
@@ -191,9 +209,14 @@ await check(seen, async (browser) => {
   const staffContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   staff = await staffContext.newPage();
   watch(staff, 'staff');
-  await staff.goto(`${baseUrl}/staff.html`, { waitUntil: 'load', timeout: 30000 });
-  await staff.locator('#staff-token').fill(staffKey);
-  await staff.locator('#staff-signin').click();
+  if (trialToken) {
+    await staff.goto(`${baseUrl}/staff?token=${trialToken}`, { waitUntil: 'load', timeout: 30000 });
+    await checkTrialLink(staff, staffContext, '/staff');
+  } else {
+    await staff.goto(`${baseUrl}/staff.html`, { waitUntil: 'load', timeout: 30000 });
+    await staff.locator('#staff-token').fill(staffKey);
+    await staff.locator('#staff-signin').click();
+  }
   await until('signed in on the staff console', async () => {
     const error = await staff.locator('#staff-error').evaluate((e) => (e.hidden ? null : e.textContent));
     if (error) {

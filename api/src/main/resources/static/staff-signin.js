@@ -1,7 +1,31 @@
-// The staff console's sign-in check: GET /api/v1/me with the key or token, never with a cookie. Resolves to
-// { me } for a staff or admin identity, else to { message } and what to do about it: forget the key, focus the
-// field, or offer the same key again. Plain JS, loaded before staff.js.
+// The staff console's sign-in checks. staffSignIn: GET /api/v1/me with the key or token, never with a cookie.
+// Resolves to { me } for a staff or admin identity, else to { message } and what to do about it: forget the key,
+// focus the field, or offer the same key again. staffTrialSignIn: trial mode's sign-in by cookie (below). Plain JS,
+// loaded before staff.js.
 'use strict';
+
+// Trial mode: opening the URL the app printed (/staff?token=…) set the HttpOnly trial cookie, which this page
+// cannot read, and a marker cookie it can. With the marker, GET /api/v1/me with cookies: resolves to the identity
+// when that is trial mode's `local`, else to null (no marker: no request, so a keyed console shows no 401).
+window.staffTrialSignIn = async function staffTrialSignIn() {
+  if (!document.cookie.split(';').some((c) => c.trim() === 'qf_trial_signin=1')) {
+    return null;
+  }
+  try {
+    const response = await fetch('/api/v1/me', {
+      credentials: 'same-origin',
+      cache: 'no-store',
+      headers: { Accept: 'application/json' },
+    });
+    if (!response.ok) {
+      return null;
+    }
+    const me = await response.json();
+    return me && me.kind === 'LOCAL' ? me : null;
+  } catch (e) {
+    return null;
+  }
+};
 
 window.staffSignIn = async function staffSignIn(candidate) {
   let response;

@@ -1,7 +1,8 @@
 // The support staff console (/staff.html, also /staff): sign in with a staff API key or an OIDC access token (both
 // sent as Authorization: Bearer), see the open tickets longest waiting first, open one with its FAQ candidates and
 // the session's recent turns, and reply; the reply becomes the question's answer (level HUMAN) on the customer's
-// page. Plain JS, no build step, nothing loaded from outside the app.
+// page. In trial mode, opening the URL the app printed (/staff?token=…) signs in as `local` by the trial cookie.
+// Plain JS, no build step, nothing loaded from outside the app.
 //
 // Everything a customer wrote is untrusted: it is only ever put into the page as text (textContent), never as HTML.
 'use strict';
@@ -34,6 +35,8 @@
   const learnNewQuestion = el('learn-new-question');
 
   let token = null;
+  // trial mode: signed in by the trial cookie (the URL the app printed), not by a key in this page
+  let byTrialCookie = false;
   let refreshTimer = null;
   let generation = 0; // bumped on sign-in and sign-out: answers to an earlier sign-in's requests are dropped
   let selectedId = null;
@@ -53,18 +56,23 @@
 
   /**
    * A call with the signed-in identity. Never with the chat page's web-session cookie (credentials: 'omit'): the
-   * console acts only as the staff member. A 401 (the key was revoked or the token expired) signs out.
+   * console acts only as the staff member; signed in by the trial cookie, with cookies (the server prefers a valid
+   * trial cookie to the visitor's). A 401 (the key was revoked or the token expired) signs out.
    */
   async function api(path, options = {}) {
-    if (!token) {
+    if (!token && !byTrialCookie) {
       throw new SignedOut('not signed in');
     }
     const asked = generation;
     const response = await fetch(path, {
       ...options,
-      credentials: 'omit',
+      credentials: token ? 'omit' : 'same-origin',
       cache: 'no-store',
-      headers: { Accept: 'application/json', ...(options.headers || {}), Authorization: `Bearer ${token}` },
+      headers: {
+        Accept: 'application/json',
+        ...(options.headers || {}),
+        ...(token ? { Authorization: `Bearer ${token}` } : {}),
+      },
     });
     if (asked !== generation) {
       throw new SignedOut('signed out meanwhile');
@@ -100,9 +108,27 @@
       }
       return;
     }
-    const me = checked.me;
     token = candidate;
     sessionStorage.setItem(TOKEN_KEY, token);
+    await showSignedIn(checked.me);
+  }
+
+  /** Trial mode: signs in by the trial cookie when the app set one (staff-signin.js), else leaves the form. */
+  async function signInByTrialCookie() {
+    const asked = ++generation;
+    const me = await window.staffTrialSignIn();
+    if (asked !== generation) {
+      return;
+    }
+    if (!me) {
+      tokenInput.focus();
+      return;
+    }
+    byTrialCookie = true;
+    await showSignedIn(me);
+  }
+
+  async function showSignedIn(me) {
     tokenInput.value = '';
     el('staff-name').textContent = me.name;
     el('staff-kind').textContent = `(${me.kind})`;
@@ -114,6 +140,7 @@
 
   function forgetToken() {
     token = null;
+    byTrialCookie = false;
     sessionStorage.removeItem(TOKEN_KEY);
   }
 
@@ -192,7 +219,7 @@
       }
       ticketsUpdated.textContent = `Could not refresh the list: ${e.message}`;
     }
-    if (asked === generation && token) {
+    if (asked === generation && (token || byTrialCookie)) {
       refreshTimer = setTimeout(refreshTickets, REFRESH_MS);
     }
   }
@@ -424,6 +451,6 @@
   if (remembered) {
     signIn(remembered, true);
   } else {
-    tokenInput.focus();
+    signInByTrialCookie();
   }
 })();

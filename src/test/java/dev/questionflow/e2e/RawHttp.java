@@ -47,8 +47,13 @@ final class RawHttp {
    * large body early is read all the same) and reads one response.
    */
   static Response exchange(int port, byte[] request, int timeoutMillis) {
+    return exchange(new InetSocketAddress("127.0.0.1", port), request, timeoutMillis);
+  }
+
+  /** The same, to another address (a forwarder in front of the app). */
+  static Response exchange(InetSocketAddress address, byte[] request, int timeoutMillis) {
     try (Socket socket = new Socket()) {
-      socket.connect(new InetSocketAddress("127.0.0.1", port), timeoutMillis);
+      socket.connect(address, timeoutMillis);
       socket.setSoTimeout(timeoutMillis);
       String writeFailure = null;
       try {

@@ -4,7 +4,9 @@ import dev.questionflow.api.payload.PayloadProperties;
 import dev.questionflow.api.ratelimit.AccessLimitFilter;
 import dev.questionflow.api.ratelimit.AccessLimiter;
 import dev.questionflow.api.ratelimit.ClientIp;
+import jakarta.servlet.Filter;
 import java.time.Clock;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -34,9 +36,10 @@ import org.springframework.web.util.UrlPathHelper;
 /**
  * Who may do what. Every request is authenticated by one of: a bearer API key (chat back end,
  * staff, admin; the admin key also as {@code X-Api-Key}), a bearer JWT from the staff's OIDC
- * provider, the chat page's signed web-session cookie, or, in trial mode only, being on loopback.
- * Roles: CALLER asks questions and reads its own, STAFF reads every question and answers tickets,
- * ADMIN is staff plus the admin API and the actuator.
+ * provider, the chat page's signed web-session cookie, or, in trial mode only, the per-start trial
+ * token (bearer or cookie). Browser requests from other origins may change nothing ({@link
+ * CrossSiteRequests}). Roles: CALLER asks questions and reads its own, STAFF reads every question
+ * and answers tickets, ADMIN is staff plus the admin API and the actuator.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableWebSecurity
@@ -68,6 +71,20 @@ class SecurityConfig {
     return new WebSessions(secret, properties.webSessionTtl(), maxLifetime, Clock.systemUTC());
   }
 
+  /** Trial mode's per-start token; {@link TrialToken#OFF} when trial mode is off. */
+  @Bean
+  TrialToken trialToken(
+      SecurityProperties properties, @Value("${server.address:}") String serverAddress) {
+    return TrialMode.on(properties, serverAddress)
+        ? TrialToken.create(properties.dataDir(), serverAddress)
+        : TrialToken.OFF;
+  }
+
+  @Bean
+  CrossSiteRequests crossSiteRequests(SecurityProperties properties, ClientIp clientIp) {
+    return new CrossSiteRequests(properties.publicOrigins(), clientIp);
+  }
+
   @Bean
   static RoleHierarchy roleHierarchy() {
     return RoleHierarchyImpl.withDefaultRolePrefix().role("ADMIN").implies("STAFF").build();
@@ -79,7 +96,7 @@ class SecurityConfig {
    */
   @Bean
   AuthenticationManager bearerAuthentication(
-      SecurityProperties properties, WebSessions webSessions) {
+      SecurityProperties properties, WebSessions webSessions, TrialToken trial) {
     AuthenticationProvider apiKeys =
         new ApiKeyAuthenticationProvider(
             ApiKeys.parse("CALLER_API_KEYS", properties.callerApiKeys()),
@@ -94,7 +111,7 @@ class SecurityConfig {
               ? properties.jwt().issuerUri()
               : properties.jwt().jwkSetUri());
     }
-    return new BearerTokenRouter(apiKeys, webSessions.authenticationProvider(), oidc);
+    return trial.before(new BearerTokenRouter(apiKeys, webSessions.authenticationProvider(), oidc));
   }
 
   /**
@@ -106,8 +123,8 @@ class SecurityConfig {
   SecurityFilterChain actuator(
       HttpSecurity http,
       AuthenticationManager bearer,
-      SecurityProperties properties,
-      @Value("${server.address:}") String serverAddress)
+      TrialToken trial,
+      CrossSiteRequests crossSite)
       throws Exception {
     http.securityMatcher("/actuator/**")
         .authorizeHttpRequests(
@@ -120,7 +137,7 @@ class SecurityConfig {
                     .permitAll()
                     .anyRequest()
                     .hasRole("ADMIN"));
-    return common(http, bearer, properties, serverAddress).build();
+    return common(http, bearer, trial, crossSite.filter(List.of())).build();
   }
 
   @Bean
@@ -144,9 +161,9 @@ class SecurityConfig {
   SecurityFilterChain codec(
       HttpSecurity http,
       AuthenticationManager bearer,
-      SecurityProperties properties,
       PayloadProperties payloads,
-      @Value("${server.address:}") String serverAddress,
+      TrialToken trial,
+      CrossSiteRequests crossSite,
       AccessLimiter limiter,
       ClientIp clientIp,
       @Qualifier("handlerExceptionResolver") HandlerExceptionResolver errors)
@@ -164,7 +181,8 @@ class SecurityConfig {
         .authorizeHttpRequests(requests -> requests.anyRequest().hasRole("STAFF"));
     http.addFilterAfter(
         new AccessLimitFilter(limiter, clientIp, errors), AuthorizationFilter.class);
-    return common(http, bearer, properties, serverAddress).build();
+    // the configured Web UI origins call the codec from the browser: its CORS rules decide for them
+    return common(http, bearer, trial, crossSite.filter(payloads.codecOrigins())).build();
   }
 
   @Bean
@@ -174,6 +192,8 @@ class SecurityConfig {
       AuthenticationManager bearer,
       SecurityProperties properties,
       @Value("${server.address:}") String serverAddress,
+      TrialToken trial,
+      CrossSiteRequests crossSite,
       AccessLimiter limiter,
       ClientIp clientIp,
       @Qualifier("handlerExceptionResolver") HandlerExceptionResolver errors)
@@ -217,11 +237,14 @@ class SecurityConfig {
     // second time
     http.addFilterAfter(
         new AccessLimitFilter(limiter, clientIp, errors), AuthorizationFilter.class);
-    if (TrialMode.on(properties, serverAddress)) {
+    if (trial.enabled()) {
+      // not a bean, as above: opening the printed ?token= URL sets the trial cookie
+      http.addFilterBefore(
+          new TrialTokenLink(trial, clientIp), BearerTokenAuthenticationFilter.class);
       log.warn(
-          "TRIAL MODE: no CALLER_API_KEYS, STAFF_API_KEYS, ADMIN_API_KEY or STAFF_JWT_* is set, so requests"
-              + " without credentials from loopback are the caller 'local' (staff and admin too), and the server listens"
-              + " on {} only. Configure a key to turn trial mode off.",
+          "TRIAL MODE: no CALLER_API_KEYS, STAFF_API_KEYS, ADMIN_API_KEY or STAFF_JWT_* is set, so the holder"
+              + " of the trial token (the URL below, or the file it names) is the caller 'local' (staff and admin"
+              + " too), and the server listens on {} only. Configure a key to turn trial mode off.",
           serverAddress.isBlank() ? "loopback" : serverAddress);
     } else if (!properties.anyCredentialConfigured()) {
       log.warn(
@@ -229,14 +252,11 @@ class SecurityConfig {
               + " every API request will be refused (401). Configure keys (docs/runbook.md, Access and roles).",
           serverAddress);
     }
-    return common(http, bearer, properties, serverAddress).build();
+    return common(http, bearer, trial, crossSite.filter(List.of())).build();
   }
 
   private HttpSecurity common(
-      HttpSecurity http,
-      AuthenticationManager bearer,
-      SecurityProperties properties,
-      String serverAddress)
+      HttpSecurity http, AuthenticationManager bearer, TrialToken trial, Filter crossSite)
       throws Exception {
     http.sessionManagement(
             sessions -> sessions.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
@@ -252,7 +272,7 @@ class SecurityConfig {
                         http.getSharedObject(org.springframework.context.ApplicationContext.class)
                             .getBean(FailedAuthentications.class)
                             .guarding(bearer))
-                    .bearerTokenResolver(tokenResolver())
+                    .bearerTokenResolver(tokenResolver(trial))
                     .authenticationEntryPoint(ProblemResponses.unauthorized())
                     .accessDeniedHandler(ProblemResponses.forbidden()))
         .exceptionHandling(
@@ -260,20 +280,20 @@ class SecurityConfig {
                 errors
                     .authenticationEntryPoint(ProblemResponses.unauthorized())
                     .accessDeniedHandler(ProblemResponses.forbidden()));
-    if (TrialMode.on(properties, serverAddress)) {
-      // not a bean: a Filter bean would also be registered with the servlet container, outside
-      // Spring Security
-      http.addFilterAfter(new TrialMode(), BearerTokenAuthenticationFilter.class);
-    }
+    // after authentication, so it knows a cookie's or the trial token's requests; not a bean: a
+    // Filter bean would also be registered with the servlet container, outside Spring Security
+    http.addFilterAfter(crossSite, BearerTokenAuthenticationFilter.class);
     return http;
   }
 
   /**
-   * {@code Authorization: Bearer}, else {@code X-Api-Key}, else the chat page's web-session cookie.
-   * The cookie counts only on the API and not when asking for a new session: an expired cookie must
-   * neither break the public pages nor lock its visitor out of getting a fresh one.
+   * {@code Authorization: Bearer}, else {@code X-Api-Key}, else the trial cookie, else the chat
+   * page's web-session cookie. The cookies count only on the API (the trial cookie on the codec and
+   * actuator too) and not when asking for a new session: an expired cookie must neither break the
+   * public pages nor lock its visitor out of getting a fresh one. A trial cookie from an earlier
+   * start counts not at all, so the chat page goes on as its visitor.
    */
-  static BearerTokenResolver tokenResolver() {
+  static BearerTokenResolver tokenResolver(TrialToken trial) {
     DefaultBearerTokenResolver authorization = new DefaultBearerTokenResolver();
     return request -> {
       String token = authorization.resolve(request);
@@ -286,10 +306,16 @@ class SecurityConfig {
       }
       String path =
           UrlPathHelper.defaultInstance.getPathWithinApplication(request); // decoded, as matched
-      if (!path.startsWith("/api/") || path.equals(WebSessionController.PATH)) {
+      if (path.equals(WebSessionController.PATH)) {
         return null;
       }
-      return WebSessions.cookieOf(request).orElse(null);
+      if (path.startsWith("/api/") || path.startsWith("/codec/") || path.startsWith("/actuator/")) {
+        String trialCookie = trial.validCookie(request).orElse(null);
+        if (trialCookie != null) {
+          return trialCookie;
+        }
+      }
+      return path.startsWith("/api/") ? WebSessions.cookieOf(request).orElse(null) : null;
     };
   }
 }

@@ -19,6 +19,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param webSessionTtl how long an anonymous web session of the chat page lasts
  * @param trustedProxies addresses or CIDR ranges of the proxies whose X-Forwarded-For is believed
  *     ({@code TRUSTED_PROXIES})
+ * @param publicOrigins the origins the app's pages are served from ({@code PUBLIC_ORIGINS}, e.g.
+ *     {@code https://chat.example.com}); empty = each request's own scheme, host and port. A
+ *     browser request from any other origin may not change anything (403).
  */
 @ConfigurationProperties("cs.security")
 public record SecurityProperties(
@@ -29,7 +32,8 @@ public record SecurityProperties(
     String workflowIdSecret,
     Path dataDir,
     Duration webSessionTtl,
-    List<String> trustedProxies) {
+    List<String> trustedProxies,
+    List<String> publicOrigins) {
 
   /**
    * @param issuerUri the OIDC issuer ({@code STAFF_JWT_ISSUER_URI}): tokens must carry it as {@code
@@ -73,6 +77,10 @@ public record SecurityProperties(
         trustedProxies == null
             ? List.of()
             : trustedProxies.stream().filter(p -> !blank(p)).toList();
+    publicOrigins =
+        publicOrigins == null
+            ? List.of()
+            : publicOrigins.stream().filter(o -> !blank(o)).map(String::trim).toList();
   }
 
   /** True when any credential is configured: then nobody is let in without one. */

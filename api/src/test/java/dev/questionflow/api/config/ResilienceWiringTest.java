@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.questionflow.activities.resilience.Dependency;
 import dev.questionflow.activities.resilience.DependencyBreakers;
+import dev.questionflow.api.security.TrialTokenRequests;
 import dev.questionflow.workflows.generation.ModelFailures;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
@@ -15,12 +16,14 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.webmvc.test.autoconfigure.AutoConfigureMockMvc;
+import org.springframework.context.annotation.Import;
 import org.springframework.test.web.servlet.MockMvc;
 
 /**
  * cs.resilience and cs.llm.backup bound into the breakers, the dependencies health indicator and
  * the metrics.
  */
+@Import(TrialTokenRequests.class) // trial mode: requests present the trial token
 @SpringBootTest(
     properties = {
       "spring.temporal.test-server.enabled=true",

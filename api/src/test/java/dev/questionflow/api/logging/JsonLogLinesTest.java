@@ -8,6 +8,7 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.questionflow.api.question.QuestionClient;
+import dev.questionflow.api.security.TrialTokenRequests;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -16,6 +17,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.webmvc.test.autoconfigure.AutoConfigureMockMvc;
+import org.springframework.context.annotation.Import;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.servlet.MockMvc;
 
@@ -23,6 +25,7 @@ import org.springframework.test.web.servlet.MockMvc;
  * The app's log lines are JSON objects, and every line of a question's life (the API thread that
  * accepted it, the workflow, its activities) carries the caller's request ID and the workflow ID.
  */
+@Import(TrialTokenRequests.class) // trial mode: requests present the trial token
 @SpringBootTest(
     properties = {"spring.temporal.test-server.enabled=true", "cs.faq.index-dir=../data/faq-index"})
 @AutoConfigureMockMvc

@@ -3,13 +3,16 @@ package dev.questionflow.api.question;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.questionflow.api.security.TrialTokenRequests;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.webmvc.test.autoconfigure.AutoConfigureMockMvc;
+import org.springframework.context.annotation.Import;
 import org.springframework.test.web.servlet.MockMvc;
 
 /** With the embedding model disabled, the keyword matcher (L4) still answers, at level KEYWORD. */
+@Import(TrialTokenRequests.class) // trial mode: requests present the trial token
 @SpringBootTest(
     properties = {
       "spring.temporal.test-server.enabled=true",

@@ -8,6 +8,7 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.questionflow.api.security.TrialTokenRequests;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -16,6 +17,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.webmvc.test.autoconfigure.AutoConfigureMockMvc;
+import org.springframework.context.annotation.Import;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.servlet.MockMvc;
 
@@ -23,6 +25,7 @@ import org.springframework.test.web.servlet.MockMvc;
  * The HTTP API on the embedded default (the SDK's in-process Temporal server, in-memory inbox, no
  * model): the whole question flow and every kind of bad input.
  */
+@Import(TrialTokenRequests.class) // trial mode: requests present the trial token
 @SpringBootTest(
     properties = {"spring.temporal.test-server.enabled=true", "cs.faq.index-dir=../data/faq-index"})
 @AutoConfigureMockMvc

@@ -25,7 +25,7 @@ public final class QuestionClient {
   private final MockMvc mvc;
   private final String authorization;
 
-  /** A client of trial mode: no credentials (the tests' requests come from loopback). */
+  /** A client without credentials of its own (in trial mode the test presents the trial token). */
   public QuestionClient(MockMvc mvc) {
     this(mvc, null);
   }

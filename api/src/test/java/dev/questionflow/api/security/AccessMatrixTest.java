@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.function.Function;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -33,6 +34,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.webmvc.test.autoconfigure.AutoConfigureMockMvc;
 import org.springframework.http.MediaType;
 import org.springframework.mock.web.MockHttpServletResponse;
+import org.springframework.test.context.NestedTestConfiguration;
 import org.springframework.test.web.servlet.MockMvc;
 import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilder;
 
@@ -498,6 +500,139 @@ class AccessMatrixTest {
     assertThat(renewed.getCookie(WebSessions.COOKIE).getValue()).isNotBlank();
   }
 
+  /** What a page on another site makes a browser send along with the request. */
+  private static MockHttpServletRequestBuilder crossSite(MockHttpServletRequestBuilder request) {
+    return request.header("Origin", "https://evil.example").header("Sec-Fetch-Site", "cross-site");
+  }
+
+  @Test
+  void crossSiteRequestsChangeNothingAndReadNothingWithACookie() throws Exception {
+    String msg = "m-" + UUID.randomUUID();
+    //                          NOBODY CALLER_A CALLER_B VISITOR STAFF ADMIN
+    assertRow(
+        "cross-site POST question",
+        who ->
+            crossSite(
+                post("/api/v1/questions")
+                    .contentType(MediaType.APPLICATION_JSON)
+                    .content(
+                        "{\"sessionId\":\"s-x\",\"userId\":\""
+                            + (who == Who.VISITOR ? visitorId : "u-x")
+                            + "\",\"clientMsgId\":\""
+                            + msg
+                            + "\",\"text\":\"How do I top up?\"}")),
+        403,
+        403,
+        403,
+        403,
+        403,
+        403);
+    for (Requester asker :
+        List.of(
+            Requester.backend("backend-a", Tier.STANDARD),
+            Requester.backend("backend-b", Tier.STANDARD),
+            Requester.visitor(visitorId))) {
+      String wouldBe =
+          ids.forMessage(
+              asker, asker.kind() == Requester.Kind.WEB_VISITOR ? visitorId : "u-x", "s-x", msg);
+      assertThatThrownBy(() -> client.newUntypedWorkflowStub(wouldBe).describe())
+          .as("no workflow for the cross-site ask of %s", asker.name())
+          .isInstanceOf(WorkflowNotFoundException.class);
+    }
+    // body-less admin POSTs (a form or no-cors fetch can send them): refused before they run
+    String runBefore = runId(answeredOfA);
+    assertRow(
+        "cross-site POST admin rerun",
+        who ->
+            crossSite(post("/api/v1/admin/questions/" + answeredOfA + "/rerun"))
+                .param("from", "START"),
+        403,
+        403,
+        403,
+        403,
+        403,
+        403);
+    assertThat(runId(answeredOfA)).as("no cross-site re-run").isEqualTo(runBefore);
+    assertRow(
+        "cross-site POST web session",
+        who -> crossSite(post("/api/v1/web-session")),
+        403,
+        403,
+        403,
+        403,
+        403,
+        403);
+    // reads: a bearer key is the client's own doing; a cookie is the browser's
+    assertRow(
+        "cross-site GET question",
+        who -> crossSite(get("/api/v1/questions/" + answeredOfA)),
+        401,
+        200,
+        404,
+        403,
+        200,
+        200);
+    assertRow(
+        "GET question from another port of this host",
+        who -> get("/api/v1/questions/" + answeredOfA).header("Origin", "http://localhost:3000"),
+        401,
+        200,
+        404,
+        403,
+        200,
+        200);
+    assertRow(
+        "POST reply from another port of this host (same site: SameSite cookies go along)",
+        who ->
+            post("/api/v1/tickets/T-none/reply")
+                .header("Origin", "http://localhost:3000")
+                .header("Sec-Fetch-Site", "same-site")
+                .contentType(MediaType.APPLICATION_JSON)
+                .content("{\"text\":\"x\"}"),
+        403,
+        403,
+        403,
+        403,
+        403,
+        403);
+    // the app's own origin, and browsers' same-origin and direct requests, are let in as usual
+    assertRow(
+        "same-origin GET question",
+        who ->
+            get("/api/v1/questions/" + answeredOfA)
+                .header("Origin", "http://localhost")
+                .header("Sec-Fetch-Site", "same-origin"),
+        401,
+        200,
+        404,
+        404,
+        200,
+        200);
+    assertRow(
+        "typed-in GET me (Sec-Fetch-Site none)",
+        who -> get("/api/v1/me").header("Sec-Fetch-Site", "none"),
+        401,
+        200,
+        200,
+        200,
+        200,
+        200);
+    assertRow(
+        "cross-site link to the chat page",
+        who -> crossSite(get("/")),
+        200,
+        200,
+        200,
+        200,
+        200,
+        200);
+    MockHttpServletResponse refused =
+        mvc.perform(as(Who.VISITOR, crossSite(post("/api/v1/web-session"))))
+            .andReturn()
+            .getResponse();
+    assertThat(refused.getContentType()).contains("application/problem+json");
+  }
+
   @Test
   void healthDetailsAreForAdminsOnly() throws Exception {
     String open =
@@ -509,5 +644,141 @@ class AccessMatrixTest {
             .getResponse()
             .getContentAsString();
     assertThat(JSON.readTree(detailed).has("components")).as(detailed).isTrue();
+  }
+
+  /**
+   * Trial mode's rows: who is {@code local} (the token, as bearer or cookie) and who is nobody
+   * (loopback without it, whatever the Host header; a wrong token); and the token refused from
+   * another site. The same context as {@link TrialModeTest}.
+   */
+  @Nested
+  @NestedTestConfiguration(NestedTestConfiguration.EnclosingConfiguration.OVERRIDE)
+  @SpringBootTest(properties = {TrialModeTest.EMBEDDED, TrialModeTest.FAQ, TrialModeTest.DATA_DIR})
+  @AutoConfigureMockMvc
+  @TestInstance(TestInstance.Lifecycle.PER_METHOD)
+  class TrialTokenRows {
+
+    enum Trial {
+      LOOPBACK,
+      HOST_127,
+      WRONG_TOKEN,
+      TOKEN,
+      COOKIE,
+      TOKEN_CROSS_SITE,
+      COOKIE_CROSS_SITE
+    }
+
+    @Autowired MockMvc trialMvc;
+    @Autowired TrialToken trial;
+
+    private MockHttpServletRequestBuilder as(Trial who, MockHttpServletRequestBuilder request) {
+      return switch (who) {
+        case LOOPBACK -> request; // MockMvc: from 127.0.0.1 to localhost
+        case HOST_127 -> request.header("Host", "127.0.0.1:8080"); // nginx's proxy_pass default
+        case WRONG_TOKEN -> request.header("Authorization", "Bearer " + "x".repeat(43));
+        case TOKEN -> request.header("Authorization", "Bearer " + trial.value());
+        case COOKIE -> request.cookie(new Cookie(TrialToken.COOKIE, trial.value()));
+        case TOKEN_CROSS_SITE ->
+            crossSite(request.header("Authorization", "Bearer " + trial.value()));
+        case COOKIE_CROSS_SITE ->
+            crossSite(request.cookie(new Cookie(TrialToken.COOKIE, trial.value())));
+      };
+    }
+
+    private void row(
+        String endpoint, Function<Trial, MockHttpServletRequestBuilder> request, int... expected)
+        throws Exception {
+      Map<Trial, Integer> actual = new EnumMap<>(Trial.class);
+      Map<Trial, Integer> wanted = new EnumMap<>(Trial.class);
+      for (Trial who : Trial.values()) {
+        actual.put(
+            who,
+            trialMvc.perform(as(who, request.apply(who))).andReturn().getResponse().getStatus());
+        wanted.put(who, expected[who.ordinal()]);
+      }
+      assertThat(actual).as(endpoint).isEqualTo(wanted);
+    }
+
+    @Test
+    void onlyTheTokenIsLocalAndNotFromAnotherSite() throws Exception {
+      //           LOOPBACK HOST_127 WRONG TOKEN COOKIE TOKEN_X COOKIE_X
+      row("GET tickets", who -> get("/api/v1/tickets"), 401, 401, 401, 200, 200, 403, 403);
+      row("GET me", who -> get("/api/v1/me"), 401, 401, 401, 200, 200, 403, 403);
+      row(
+          "GET admin FAQ changes",
+          who -> get("/api/v1/admin/faq/changes"),
+          401,
+          401,
+          401,
+          200,
+          200,
+          403,
+          403);
+      // 404 on a version that does not exist: the request got through
+      row(
+          "POST admin FAQ change revert",
+          who -> post("/api/v1/admin/faq/changes/987654/revert"),
+          401,
+          401,
+          401,
+          404,
+          404,
+          403,
+          403);
+      row(
+          "POST question",
+          who ->
+              post("/api/v1/questions")
+                  .contentType(MediaType.APPLICATION_JSON)
+                  .content(
+                      "{\"sessionId\":\"s-trial-row\",\"userId\":\"u-"
+                          + who
+                          + "\",\"clientMsgId\":\""
+                          + UUID.randomUUID()
+                          + "\",\"text\":\"How do I top up?\"}"),
+          401,
+          401,
+          401,
+          202,
+          202,
+          403,
+          403);
+      row(
+          "POST codec decode",
+          who ->
+              post("/codec/decode")
+                  .contentType(MediaType.APPLICATION_JSON)
+                  .content("{\"payloads\":[]}"),
+          401,
+          401,
+          401,
+          200,
+          200,
+          403,
+          403);
+      row("GET prometheus", who -> get("/actuator/prometheus"), 401, 401, 401, 200, 200, 403, 403);
+      // public as before (a wrong bearer token is a 401 everywhere; the cookie counts not here)
+      row("GET chat page", who -> get("/"), 200, 200, 401, 200, 200, 403, 200);
+      row(
+          "POST web session",
+          who -> post("/api/v1/web-session"),
+          200,
+          200,
+          401,
+          200,
+          200,
+          403,
+          403);
+      row(
+          "GET liveness",
+          who -> get("/actuator/health/liveness"),
+          200,
+          200,
+          401,
+          200,
+          200,
+          403,
+          403);
+    }
   }
 }

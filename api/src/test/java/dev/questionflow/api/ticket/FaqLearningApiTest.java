@@ -10,6 +10,7 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.questionflow.api.question.QuestionClient;
+import dev.questionflow.api.security.TrialTokenRequests;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.webmvc.test.autoconfigure.AutoConfigureMockMvc;
+import org.springframework.context.annotation.Import;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.servlet.MockMvc;
 
@@ -27,6 +29,7 @@ import org.springframework.test.web.servlet.MockMvc;
  * answered from the FAQ; an admin revert hands it over again; bad changes are refused with 400 and
  * send no reply.
  */
+@Import(TrialTokenRequests.class) // trial mode: requests present the trial token
 @SpringBootTest(
     properties = {"spring.temporal.test-server.enabled=true", "cs.faq.index-dir=../data/faq-index"})
 @AutoConfigureMockMvc
