@@ -6,6 +6,7 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.questionflow.api.security.Requester;
+import dev.questionflow.api.security.TrialTokenRequests;
 import dev.questionflow.workflows.question.Question.Tier;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
@@ -13,12 +14,14 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.webmvc.test.autoconfigure.AutoConfigureMockMvc;
+import org.springframework.context.annotation.Import;
 import org.springframework.test.web.servlet.MockMvc;
 
 /**
  * Issue 28, item 6: owner tags of 64 bits, and the IDs of questions asked before (32-bit tags)
  * still work: read by their owner and staff only, and a resubmit finds them.
  */
+@Import(TrialTokenRequests.class) // trial mode: requests present the trial token
 @SpringBootTest(
     properties = {"spring.temporal.test-server.enabled=true", "cs.faq.index-dir=../data/faq-index"})
 @AutoConfigureMockMvc

@@ -747,6 +747,7 @@ class AccessMatrixTest {
           "POST codec decode",
           who ->
               post("/codec/decode")
+                  .header("X-Namespace", "default")
                   .contentType(MediaType.APPLICATION_JSON)
                   .content("{\"payloads\":[]}"),
           401,
