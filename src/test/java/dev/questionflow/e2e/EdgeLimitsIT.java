@@ -142,6 +142,8 @@ class EdgeLimitsIT {
               + "\r\nAuthorization: "
               + authorization
               + "\r\nContent-Type: application/json\r\n"
+              // the codec serves one namespace and wants it named
+              + (path.startsWith("/codec/") ? "X-Namespace: " + Infra.namespace() + "\r\n" : "")
               + (chunked ? "Transfer-Encoding: chunked\r\n" : "Content-Length: " + length + "\r\n")
               + "\r\n";
       out.write(head.getBytes(StandardCharsets.US_ASCII));
