@@ -20,17 +20,12 @@ public final class ProblemResponses {
       if (exception instanceof FailedAuthentications.TooManyFailedAuthentications tooMany) {
         // the shape of the other access limits' 429 (AccessLimitExceededException)
         response.setHeader("Retry-After", Long.toString(tooMany.retryAfterSeconds()));
-        response.setStatus(429);
-        response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-        response.setCharacterEncoding(StandardCharsets.UTF_8.name());
-        response
-            .getWriter()
-            .write(
-                "{\"type\":\"about:blank\",\"title\":\"Too many requests\",\"status\":429,\"detail\":\""
-                    + exception.getMessage()
-                    + "\",\"limit\":\"failed-auth\",\"retryAfterSeconds\":"
-                    + tooMany.retryAfterSeconds()
-                    + "}");
+        write(
+            response,
+            429,
+            "Too many requests",
+            exception.getMessage(),
+            ",\"limit\":\"failed-auth\",\"retryAfterSeconds\":" + tooMany.retryAfterSeconds());
         return;
       }
       if (exception instanceof BearerTokenRouter.IdentityProviderUnavailableException) {
@@ -63,6 +58,13 @@ public final class ProblemResponses {
 
   public static void write(HttpServletResponse response, int status, String title, String detail)
       throws IOException {
+    write(response, status, title, detail, "");
+  }
+
+  /** The same, with further members ({@code ,"name":value...}) after {@code detail}. */
+  private static void write(
+      HttpServletResponse response, int status, String title, String detail, String members)
+      throws IOException {
     response.setStatus(status);
     response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
     response.setCharacterEncoding(StandardCharsets.UTF_8.name());
@@ -75,6 +77,8 @@ public final class ProblemResponses {
                 + status
                 + ",\"detail\":\""
                 + detail.replace("\\", "\\\\").replace("\"", "\\\"")
-                + "\"}");
+                + "\""
+                + members
+                + "}");
   }
 }
