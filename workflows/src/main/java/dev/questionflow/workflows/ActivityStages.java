@@ -34,7 +34,7 @@ public final class ActivityStages {
           "retrieval", List.of("RetrieveFaq"),
           "template", List.of("RenderFaqAnswer"),
           "session", List.of("JoinSession", "FinishSessionTurn"),
-          "lane", List.of("EnterLane", "LaneSnapshot", "Admission", "LeaveLane"));
+          "lane", List.of("EnterLane", "LaneSnapshot", "Admission", "Place", "LeaveLane"));
 
   /**
    * Stages of the dead-letter workflow: the same DeliverTicket activity with its own (per-round)

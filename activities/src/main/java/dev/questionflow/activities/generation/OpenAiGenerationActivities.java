@@ -15,7 +15,6 @@ import dev.questionflow.workflows.generation.GenerationActivities;
 import dev.questionflow.workflows.generation.GenerationRequest;
 import dev.questionflow.workflows.generation.GenerationResult;
 import dev.questionflow.workflows.generation.ModelFailures;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Duration;
@@ -189,12 +188,17 @@ public class OpenAiGenerationActivities implements GenerationActivities {
     return down;
   }
 
+  private ModelHealth health(Model model) {
+    return new ModelHealth(
+        breakers.breaker(model.dependency()), breakers.ejection(model.dependency()));
+  }
+
   /** Why the model cannot answer now, or null when it may. */
   private String whyDown(Model model) {
     if (model == null) {
       return GenerationResult.NOT_CONFIGURED_REASON;
     }
-    CircuitBreaker breaker = breakers.breaker(model.dependency());
+    ModelHealth breaker = health(model);
     if (!breaker.tryAcquirePermission()) {
       return ModelFailures.CIRCUIT_OPEN;
     }
@@ -218,16 +222,12 @@ public class OpenAiGenerationActivities implements GenerationActivities {
       return GenerationResult.notConfigured();
     }
     List<Turn> history = history(request.sessionId()); // read before taking a breaker permission
-    CircuitBreaker breaker = breakers.breaker(model.dependency());
+    ModelHealth breaker = health(model);
     if (!breaker.tryAcquirePermission()) {
       gate.notCalled();
       errors.record(model.dependency(), Kind.CIRCUIT_OPEN);
       throw ApplicationFailure.newNonRetryableFailure(
-          "the "
-              + model.role()
-              + " model's circuit breaker is "
-              + breaker.getState()
-              + ": not calling it",
+          "the " + model.role() + " model's " + breaker.refusal() + ": not calling it",
           ModelFailures.CIRCUIT_OPEN);
     }
     var messages = prompts.messages(request.knowledge(), history, request.question());
@@ -318,7 +318,7 @@ public class OpenAiGenerationActivities implements GenerationActivities {
   }
 
   private ApplicationFailure failed(
-      Model model, CircuitBreaker breaker, long started, RuntimeException e) {
+      Model model, ModelHealth breaker, long started, RuntimeException e) {
     ModelError error = ModelErrors.classify(e);
     if (error.countsAgainstHealth()) {
       breaker.onError(System.nanoTime() - started, TimeUnit.NANOSECONDS, e);

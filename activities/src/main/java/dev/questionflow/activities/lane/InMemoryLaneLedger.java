@@ -1,5 +1,6 @@
 package dev.questionflow.activities.lane;
 
+import dev.questionflow.workflows.lane.Priorities;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -38,6 +39,7 @@ public final class InMemoryLaneLedger implements LaneLedger {
   private final Map<String, Map<String, Long>> inFlight = new HashMap<>();
 
   private long seq;
+  private final Map<String, Deque<Long>> frontArrivals = new HashMap<>();
 
   private static final java.time.Duration STARTED_KEPT = java.time.Duration.ofSeconds(50);
   private static final java.time.Duration NO_DEADLINE_STALE = java.time.Duration.ofMinutes(10);
@@ -50,6 +52,13 @@ public final class InMemoryLaneLedger implements LaneLedger {
   public synchronized long enter(
       String lane, String workflowId, int priorityKey, long deadlineEpochMillis) {
     long now = clock.millis();
+    if (priorityKey < Priorities.STANDING_KEY) {
+      Deque<Long> arrived = frontArrivals.computeIfAbsent(lane, l -> new ArrayDeque<>());
+      arrived.addLast(now);
+      while (arrived.size() > 10_000 || arrived.peekFirst() < now - 600_000) {
+        arrived.removeFirst();
+      }
+    }
     Map<String, Long> started = startedAt.computeIfAbsent(lane, l -> new HashMap<>());
     long cutoff = now - STARTED_KEPT.toMillis();
     started.values().removeIf(at -> at < cutoff);
@@ -166,14 +175,25 @@ public final class InMemoryLaneLedger implements LaneLedger {
 
   @Override
   public synchronized long[] callsPerSecond(String lane, int seconds) {
+    return perSecond(calls.getOrDefault(lane, new ArrayDeque<>()).stream().map(Call::at), seconds);
+  }
+
+  @Override
+  public synchronized long[] frontArrivalsPerSecond(String lane, int seconds) {
+    return perSecond(frontArrivals.getOrDefault(lane, new ArrayDeque<>()).stream(), seconds);
+  }
+
+  /** How many of {@code times} (epoch ms) fell in each of the last complete seconds. */
+  private long[] perSecond(java.util.stream.Stream<Long> times, int seconds) {
     long now = clock.millis() / 1000;
     long[] counts = new long[seconds];
-    for (Call c : calls.getOrDefault(lane, new ArrayDeque<>())) {
-      int i = (int) (c.at() / 1000 - (now - seconds));
-      if (i >= 0 && i < seconds) {
-        counts[i]++;
-      }
-    }
+    times.forEach(
+        at -> {
+          int i = (int) (at / 1000 - (now - seconds));
+          if (i >= 0 && i < seconds) {
+            counts[i]++;
+          }
+        });
     return counts;
   }
 

@@ -24,6 +24,14 @@ public interface LaneLedger {
    */
   long enter(String lane, String workflowId, int priorityKey, long deadlineEpochMillis);
 
+  /**
+   * New entries at the front lines (priority keys below {@link
+   * dev.questionflow.workflows.lane.Priorities#STANDING_KEY}) in each of the last {@code seconds}
+   * complete seconds (oldest first), counted by {@link #enter} whether or not the call had started:
+   * the share of the lane's rate the front lines take, so what is left for the standing line.
+   */
+  long[] frontArrivalsPerSecond(String lane, int seconds);
+
   /** How many of equal or higher priority wait now: where a question entering now would stand. */
   long waitingAhead(String lane, int priorityKey);
 

@@ -2,7 +2,9 @@ package dev.questionflow.activities.lane;
 
 import dev.questionflow.workflows.lane.LaneActivities;
 import dev.questionflow.workflows.lane.LaneEntry;
+import dev.questionflow.workflows.lane.LanePlace;
 import dev.questionflow.workflows.lane.LaneSnapshot;
+import dev.questionflow.workflows.lane.Priorities;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
@@ -23,6 +25,7 @@ public class LaneLedgerActivities implements LaneActivities {
   private final Map<String, Double> configuredRates;
   private final Map<String, Integer> caps;
   private final Clock clock;
+  private final double frontLineWaitSeconds;
 
   /**
    * @param configuredRates each lane's configured rate (calls/s) by task queue, until the
@@ -41,6 +44,23 @@ public class LaneLedgerActivities implements LaneActivities {
       Map<String, Double> configuredRates,
       Map<String, Integer> caps,
       Clock clock) {
+    this(ledger, configuredRates, caps, DEFAULT_FRONT_LINE_WAIT, clock);
+  }
+
+  /** The default longest wait in a front line ({@code cs.flow-control.front-line-wait}). */
+  public static final Duration DEFAULT_FRONT_LINE_WAIT = Duration.ofSeconds(1);
+
+  /**
+   * @param frontLineWait the longest projected wait with which a standard question joins its front
+   *     line (see {@link #place})
+   */
+  public LaneLedgerActivities(
+      LaneLedger ledger,
+      Map<String, Double> configuredRates,
+      Map<String, Integer> caps,
+      Duration frontLineWait,
+      Clock clock) {
+    this.frontLineWaitSeconds = frontLineWait.toMillis() / 1000.0;
     this.ledger = ledger;
     this.configuredRates = configuredRates;
     this.caps = caps;
@@ -74,6 +94,51 @@ public class LaneLedgerActivities implements LaneActivities {
     return new LaneSnapshot(
         ahead, rate, mean, (ahead + 1) / rate + mean / 1000.0, place.atEpochMillis());
   }
+
+  /**
+   * A question joins only what serves it within {@link #ADMISSION_SHARE} of the patience it has
+   * left. A standard question (the front key) joins its front line while that line's wait is at
+   * most {@code frontLineWait}: kept that short, a question arriving after a burst is served next,
+   * not after the burst's backlog. Otherwise it may stand in the standing line behind, which is
+   * served with what the front lines leave of the lane's rate (their arrivals of the last {@value
+   * #FRONT_ARRIVALS_SECONDS} s against its service rate): under a sustained overload that is
+   * nothing, so its customers are answered at once below the model rather than after waiting for a
+   * turn that never comes. VIPs, complaints, upgrades and low-priority questions keep their key.
+   */
+  @Override
+  public LanePlace place(LaneEntry entry, long patienceLeftMillis) {
+    double fits = patienceLeftMillis / 1000.0 * ADMISSION_SHARE;
+    LaneSnapshot own = admission(entry);
+    if (entry.priorityKey() != Priorities.FRONT_KEY || own.waitSeconds() <= frontLineWaitSeconds) {
+      return own.waitSeconds() <= fits
+          ? new LanePlace(entry.priorityKey(), own.waitSeconds())
+          : LanePlace.none(own.waitSeconds());
+    }
+    LaneSnapshot standing =
+        admission(
+            new LaneEntry(
+                entry.lane(),
+                entry.workflowId(),
+                Priorities.STANDING_KEY,
+                entry.deadlineEpochMillis()));
+    long[] arrivals = ledger.frontArrivalsPerSecond(entry.lane(), FRONT_ARRIVALS_SECONDS);
+    double frontRate = java.util.Arrays.stream(arrivals).sum() / (double) FRONT_ARRIVALS_SECONDS;
+    double left = standing.ratePerSecond() - frontRate;
+    if (left < MIN_LEFT_SHARE * standing.ratePerSecond()) {
+      return LanePlace.none(-1);
+    }
+    double wait = standing.position() / left;
+    return wait <= fits ? new LanePlace(Priorities.STANDING_KEY, wait) : LanePlace.none(wait);
+  }
+
+  /** A question joins a line only if it is projected to start within this share of its patience. */
+  static final double ADMISSION_SHARE = 0.8;
+
+  /** The front lines' recent arrival rate is taken over this many complete seconds. */
+  static final int FRONT_ARRIVALS_SECONDS = 5;
+
+  /** Less of the lane's rate than this share left by the front lines: no turn for the standing. */
+  static final double MIN_LEFT_SHARE = 0.05;
 
   @Override
   public void leaveLane(LaneEntry entry) {

@@ -1,5 +1,6 @@
 package dev.questionflow.activities.lane;
 
+import dev.questionflow.workflows.lane.Priorities;
 import io.lettuce.core.Range;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
@@ -26,8 +27,8 @@ import java.util.function.Supplier;
  *       call started (the entry and the call are scheduled together) is not counted as waiting;
  *   <li>{@code cs:lane:L:inflight} sorted set, member = call, score = start time: the lane's calls
  *       in flight across all instances (their limit: {@link LaneLedger#tryStartCall});
- *   <li>{@code cs:lane:L:stats:<epoch second>} hash {@code calls, ok, latency} (expires after 2
- *       windows);
+ *   <li>{@code cs:lane:L:stats:<epoch second>} hash {@code calls, ok, latency} of the calls that
+ *       finished, {@code front} the entries at the front lines (expires after 2 windows);
  *   <li>{@code cs:lane:L:rate} the current (adaptive) rate; {@code cs:lane:L:controller} the
  *       controller's lease.
  * </ul>
@@ -40,10 +41,18 @@ public final class RedisLaneLedger implements LaneLedger {
   /** An entry this long past its deadline is stale: its question left the line without a call. */
   static final long DEADLINE_GRACE_MILLIS = 5_000;
 
-  /** ARGV: workflow ID, priority key, now, started kept (ms), deadline (ms), grace (ms). */
+  /**
+   * ARGV: workflow ID, priority key, now, started kept (ms), deadline (ms), grace (ms), the
+   * standing line's key (below it an entry counts as a front-line arrival in the stats bucket,
+   * KEYS[5]).
+   */
   private static final String ENTER =
       """
       local now = tonumber(ARGV[3])
+      if tonumber(ARGV[2]) < tonumber(ARGV[7]) then
+        redis.call('HINCRBY', KEYS[5], 'front', 1)
+        redis.call('EXPIRE', KEYS[5], 600)
+      end
       redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now - tonumber(ARGV[4]))
       if redis.call('ZSCORE', KEYS[4], ARGV[1]) then
         return -1
@@ -126,11 +135,12 @@ public final class RedisLaneLedger implements LaneLedger {
       return {calls, ok, latency}
       """;
 
+  /** ARGV: the stats field to read ({@code calls} or {@code front}). */
   private static final String PER_SECOND =
       """
       local counts = {}
       for i, key in ipairs(KEYS) do
-        counts[i] = tonumber(redis.call('HGET', key, 'calls')) or 0
+        counts[i] = tonumber(redis.call('HGET', key, ARGV[1])) or 0
       end
       return counts
       """;
@@ -198,14 +208,16 @@ public final class RedisLaneLedger implements LaneLedger {
                   key(lane, "waiting"),
                   key(lane, "seq"),
                   key(lane, "enqueued"),
-                  key(lane, "started")
+                  key(lane, "started"),
+                  key(lane, "stats:" + now / 1000)
                 },
                 workflowId,
                 Integer.toString(priorityKey),
                 Long.toString(now),
                 Long.toString(startedKept.toMillis()),
                 Long.toString(deadline),
-                Long.toString(DEADLINE_GRACE_MILLIS));
+                Long.toString(DEADLINE_GRACE_MILLIS),
+                Integer.toString(Priorities.STANDING_KEY));
     return rank == null ? -1 : rank;
   }
 
@@ -323,9 +335,18 @@ public final class RedisLaneLedger implements LaneLedger {
 
   @Override
   public long[] callsPerSecond(String lane, int seconds) {
+    return perSecond(lane, seconds, "calls");
+  }
+
+  @Override
+  public long[] frontArrivalsPerSecond(String lane, int seconds) {
+    return perSecond(lane, seconds, "front");
+  }
+
+  private long[] perSecond(String lane, int seconds, String field) {
     // complete seconds only: the current one is left out
     String[] keys = statsKeys(lane, clock.millis() / 1000 - seconds, seconds);
-    List<Long> counts = redis.get().eval(PER_SECOND, ScriptOutputType.MULTI, keys);
+    List<Long> counts = redis.get().eval(PER_SECOND, ScriptOutputType.MULTI, keys, field);
     return counts.stream().mapToLong(Long::longValue).toArray();
   }
 

@@ -24,13 +24,17 @@ public enum Dependency {
     return id;
   }
 
-  /**
-   * @throws IllegalArgumentException for an unknown id (a typo in application.yml fails the start)
-   */
+  /** A model (primary or backup): one of several that can answer, so one may be ejected. */
+  public boolean isModel() {
+    return this == PRIMARY_MODEL || this == BACKUP_MODEL;
+  }
+
   /**
    * The dependency named {@code id}; dashes and case do not count, because an environment variable
    * ({@code CS_RESILIENCE_BREAKERS_PRIMARYMODEL_WAITINOPEN}) binds the map key as {@code
    * primarymodel}.
+   *
+   * @throws IllegalArgumentException for an unknown id (a typo in application.yml fails the start)
    */
   public static Dependency fromId(String id) {
     return Arrays.stream(values())

@@ -8,6 +8,7 @@ import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -52,6 +53,7 @@ public final class DependencyBreakers {
   private final CircuitBreakerRegistry registry;
   private final Map<Dependency, CircuitBreaker> breakers = new EnumMap<>(Dependency.class);
   private final Map<Dependency, BreakerSettings> settings = new EnumMap<>(Dependency.class);
+  private final Map<Dependency, CircuitBreaker> ejections = new EnumMap<>(Dependency.class);
 
   /**
    * @param defaults {@code cs.resilience.defaults}, laid over {@link BreakerSettings#SPEC} (null =
@@ -63,6 +65,28 @@ public final class DependencyBreakers {
    */
   public DependencyBreakers(
       BreakerSettings defaults, Map<String, BreakerSettings> overrides, MeterRegistry meters) {
+    this(defaults, overrides, null, meters);
+  }
+
+  /**
+   * The same, and the models' outlier ejection beside their breakers ({@code
+   * cs.resilience.ejection}; null or 0 failures: none).
+   */
+  public DependencyBreakers(
+      BreakerSettings defaults,
+      Map<String, BreakerSettings> overrides,
+      OutlierEjection ejection,
+      MeterRegistry meters) {
+    this(defaults, overrides, ejection, meters, Clock.systemUTC());
+  }
+
+  /** The same on {@code clock} (the ejections' durations; tests move it). */
+  public DependencyBreakers(
+      BreakerSettings defaults,
+      Map<String, BreakerSettings> overrides,
+      OutlierEjection ejection,
+      MeterRegistry meters,
+      Clock clock) {
     BreakerSettings base =
         defaults == null ? BreakerSettings.SPEC : defaults.orElse(BreakerSettings.SPEC);
     Map<Dependency, BreakerSettings> byDependency = new EnumMap<>(Dependency.class);
@@ -75,17 +99,13 @@ public final class DependencyBreakers {
           byDependency.containsKey(dependency) ? byDependency.get(dependency).orElse(base) : base;
       settings.put(dependency, effective);
       CircuitBreaker breaker = registry.circuitBreaker(dependency.id(), effective.toConfig());
-      breaker
-          .getEventPublisher()
-          .onStateTransition(
-              e ->
-                  log.warn(
-                      "circuit breaker {}: {} -> {} (failure rate {}%, {} calls in window)",
-                      e.getCircuitBreakerName(),
-                      e.getStateTransition().getFromState(),
-                      e.getStateTransition().getToState(),
-                      breaker.getMetrics().getFailureRate(),
-                      breaker.getMetrics().getNumberOfBufferedCalls()));
+      logTransitions(breaker);
+      if (ejection != null && ejection.enabled() && dependency.isModel()) {
+        CircuitBreaker ejector =
+            registry.circuitBreaker(dependency.id() + "-ejection", ejection.toConfig(clock));
+        logTransitions(ejector);
+        ejections.put(dependency, ejector);
+      }
       if (Boolean.TRUE.equals(effective.reopenOnHalfOpenFailure())) {
         // The SPEC closes only after N consecutive successes. resilience4j evaluates the failure
         // rate of the N
@@ -114,6 +134,25 @@ public final class DependencyBreakers {
             .register(meters);
       }
     }
+  }
+
+  private static void logTransitions(CircuitBreaker breaker) {
+    breaker
+        .getEventPublisher()
+        .onStateTransition(
+            e ->
+                log.warn(
+                    "circuit breaker {}: {} -> {} (failure rate {}%, {} calls in window)",
+                    e.getCircuitBreakerName(),
+                    e.getStateTransition().getFromState(),
+                    e.getStateTransition().getToState(),
+                    breaker.getMetrics().getFailureRate(),
+                    breaker.getMetrics().getNumberOfBufferedCalls()));
+  }
+
+  /** The model's outlier ejection ({@link OutlierEjection}), or null when it has none. */
+  public CircuitBreaker ejection(Dependency dependency) {
+    return ejections.get(dependency);
   }
 
   /** The SPEC's settings for every dependency, metrics in a private registry. */

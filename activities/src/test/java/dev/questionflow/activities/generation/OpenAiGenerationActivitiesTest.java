@@ -3,11 +3,13 @@ package dev.questionflow.activities.generation;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.questionflow.activities.MovableClock;
 import dev.questionflow.activities.fakemodel.FakeModelServer;
 import dev.questionflow.activities.fakemodel.FakeModelServer.Reply;
 import dev.questionflow.activities.resilience.BreakerSettings;
 import dev.questionflow.activities.resilience.Dependency;
 import dev.questionflow.activities.resilience.DependencyBreakers;
+import dev.questionflow.activities.resilience.OutlierEjection;
 import dev.questionflow.activities.resilience.UpstreamErrors;
 import dev.questionflow.activities.resilience.UpstreamErrors.Kind;
 import dev.questionflow.workflows.generation.GenerationRequest;
@@ -427,6 +429,55 @@ class OpenAiGenerationActivitiesTest {
     assertThat(breakers.state(Dependency.BACKUP_MODEL))
         .as("each model has its own breaker")
         .isEqualTo(State.CLOSED);
+  }
+
+  /**
+   * A healthy minute fills the SPEC breaker's window with successes, so an outage after it stays
+   * under its 50 % for dozens of calls: the ejection takes the model out after 3 failures in a row,
+   * the SPEC breaker still CLOSED, and lets one trial call through after its duration.
+   */
+  @Test
+  void failuresInARowEjectTheModelLongBeforeTheSpecBreakerOpens() {
+    MovableClock clock = new MovableClock();
+    DependencyBreakers withEjection =
+        new DependencyBreakers(
+            BreakerSettings.SPEC,
+            Map.of(),
+            new OutlierEjection(3, Duration.ofSeconds(5), Duration.ofSeconds(30)),
+            meters,
+            clock);
+    OpenAiGenerationActivities activities =
+        new OpenAiGenerationActivities(
+            settings(fake.baseUrl(), "fake-model", Duration.ofSeconds(5)),
+            null,
+            RATE_LIMITS,
+            withEjection,
+            errors);
+    for (int i = 0; i < 10; i++) {
+      activities.generateAnswer(question("healthy " + i));
+    }
+    fake.script(call -> Reply.error(500));
+    for (int i = 0; i < 3; i++) {
+      assertFailure(
+          () -> activities.generateAnswer(question("x")), type(ModelFailures.SERVER_ERROR, false));
+    }
+
+    assertFailure(
+        () -> activities.generateAnswer(question("x")), type(ModelFailures.CIRCUIT_OPEN, true));
+    assertThat(fake.calls()).as("an ejected model gets no HTTP call").hasSize(13);
+    assertThat(withEjection.state(Dependency.PRIMARY_MODEL))
+        .as("the SPEC breaker alone would still call it")
+        .isEqualTo(State.CLOSED);
+    assertThat(activities.modelsDown())
+        .containsEntry(ModelFailures.PRIMARY, ModelFailures.CIRCUIT_OPEN);
+
+    clock.advance(Duration.ofMillis(4_999));
+    assertThat(activities.modelsDown()).as("still ejected").containsKey(ModelFailures.PRIMARY);
+    clock.advance(Duration.ofMillis(2)); // the ejection is over: one trial call
+    fake.script(call -> Reply.text("back"));
+    assertThat(activities.generateAnswer(question("trial")).text()).isEqualTo("back");
+    assertThat(withEjection.ejection(Dependency.PRIMARY_MODEL).getState()).isEqualTo(State.CLOSED);
+    assertThat(activities.modelsDown()).doesNotContainKey(ModelFailures.PRIMARY);
   }
 
   @Test

@@ -3,11 +3,9 @@ package dev.questionflow.activities.lane;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.questionflow.activities.MovableClock;
 import dev.questionflow.workflows.lane.LaneEntry;
 import dev.questionflow.workflows.lane.LaneSnapshot;
-import java.time.Clock;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -109,33 +107,5 @@ class LaneLedgerActivitiesTest {
 
     assertThat(late.waiting()).isFalse();
     assertThat(next.position()).isZero();
-  }
-
-  private static final class MovableClock extends Clock {
-    private long millis = 1_800_000_000_000L;
-
-    void advance(long by) {
-      millis += by;
-    }
-
-    @Override
-    public long millis() {
-      return millis;
-    }
-
-    @Override
-    public Instant instant() {
-      return Instant.ofEpochMilli(millis);
-    }
-
-    @Override
-    public ZoneOffset getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(java.time.ZoneId zone) {
-      return this;
-    }
   }
 }

@@ -2,13 +2,11 @@ package dev.questionflow.activities.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.questionflow.activities.MovableClock;
 import dev.questionflow.activities.privacy.Redactor;
 import dev.questionflow.workflows.session.SessionJoin;
 import dev.questionflow.workflows.session.SessionTurn;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -33,30 +31,8 @@ class SessionActivitiesImplTest {
   }
 
   /** A clock the test moves. */
-  static final class TestClock extends Clock {
-    Instant now = Instant.parse("2025-01-01T10:00:00Z");
+  private final MovableClock clock = new MovableClock();
 
-    @Override
-    public Instant instant() {
-      return now;
-    }
-
-    void advance(Duration d) {
-      now = now.plus(d);
-    }
-
-    @Override
-    public java.time.ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(java.time.ZoneId zone) {
-      return this;
-    }
-  }
-
-  private final TestClock clock = new TestClock();
   private final RecordingSignals signals = new RecordingSignals();
 
   private SessionActivitiesImpl activities(InMemorySessionStore store) {

@@ -145,11 +145,16 @@ public record CsProperties(
       int minCalls,
       Duration staleEntryAfter,
       Duration throttleRedisTimeout,
-      boolean slowAloneHalves) {
+      boolean slowAloneHalves,
+      Duration frontLineWait) {
 
     public FlowControl {
       throttleRedisTimeout =
           throttleRedisTimeout == null ? Duration.ofSeconds(2) : throttleRedisTimeout;
+      frontLineWait =
+          frontLineWait == null
+              ? dev.questionflow.activities.lane.LaneLedgerActivities.DEFAULT_FRONT_LINE_WAIT
+              : frontLineWait;
     }
   }
 
@@ -210,6 +215,7 @@ public record CsProperties(
   public record Resilience(
       dev.questionflow.activities.resilience.BreakerSettings defaults,
       Map<String, dev.questionflow.activities.resilience.BreakerSettings> breakers,
+      dev.questionflow.activities.resilience.OutlierEjection ejection,
       Retrieval retrieval) {
 
     public record Retrieval(

@@ -144,7 +144,11 @@ class FlowControlConfig {
   @Bean
   LaneLedgerActivities laneActivities(LaneLedger ledger, CsProperties properties) {
     return new LaneLedgerActivities(
-        ledger, configuredRates(properties), caps(properties), Clock.systemUTC());
+        ledger,
+        configuredRates(properties),
+        caps(properties),
+        properties.flowControl().frontLineWait(),
+        Clock.systemUTC());
   }
 
   /**

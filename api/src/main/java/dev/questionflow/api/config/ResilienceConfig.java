@@ -2,6 +2,7 @@ package dev.questionflow.api.config;
 
 import dev.questionflow.activities.resilience.Dependency;
 import dev.questionflow.activities.resilience.DependencyBreakers;
+import dev.questionflow.activities.resilience.OutlierEjection;
 import dev.questionflow.activities.resilience.UpstreamErrors;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
@@ -29,8 +30,12 @@ class ResilienceConfig {
     CsProperties.Resilience resilience = properties.resilience();
     DependencyBreakers breakers =
         resilience == null
-            ? new DependencyBreakers(null, Map.of(), meters)
-            : new DependencyBreakers(resilience.defaults(), resilience.breakers(), meters);
+            ? new DependencyBreakers(null, Map.of(), OutlierEjection.DEFAULT, meters)
+            : new DependencyBreakers(
+                resilience.defaults(),
+                resilience.breakers(),
+                resilience.ejection() == null ? OutlierEjection.DEFAULT : resilience.ejection(),
+                meters);
     if (properties.drills() != null && properties.drills().down() != null) {
       for (String id : properties.drills().down()) {
         if (id == null || id.isBlank() || RETRIEVAL_DRILL.equals(id.strip())) {

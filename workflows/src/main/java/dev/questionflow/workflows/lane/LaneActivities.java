@@ -38,6 +38,15 @@ public interface LaneActivities {
   LaneSnapshot admission(LaneEntry entry);
 
   /**
+   * Where a question that has an answer below the model joins the lane, or that it does not (its
+   * projected wait does not fit the patience it has left): its own priority key for a short front
+   * line, or the standing line ({@link Priorities#STANDING_KEY}) behind it when the lane's rate
+   * left over by the front lines serves it in time. Read-only, like {@link #admission}.
+   */
+  @ActivityMethod
+  LanePlace place(LaneEntry entry, long patienceLeftMillis);
+
+  /**
    * The question left the lane without a call (its deadline, the budget, a breaker): its entry is
    * removed at once rather than when it grows stale.
    */

@@ -13,6 +13,17 @@ public final class Priorities {
   public static final int COMPLAINT = 8;
   public static final int DEFAULT = 5;
 
+  /**
+   * The standing line: standard questions that found their front line (key 3) longer than a short
+   * wait and wait for what the front lines leave of the lane's rate (with low-priority questions).
+   * New questions go ahead of it, so a burst's backlog never delays the questions after it (the
+   * adaptive LIFO of "Fail at Scale", on two keys).
+   */
+  public static final int STANDING_KEY = 4;
+
+  /** The priority key of standard questions: its line is kept short. */
+  public static final int FRONT_KEY = 3;
+
   /** A fuller answer after a quick one: the lowest, never ahead of a new question. */
   public static final int UPGRADE = 0;
 

@@ -38,14 +38,6 @@ final class ModelLane {
    */
   static final String QUEUE_DEADLINES = "queue-deadlines";
 
-  /**
-   * A question joins the line only if its projected wait fits this share of its patience: the
-   * projection is the lane's recent service rate, and a line held at exactly the patience would see
-   * every rate dip reach the deadline (a call given up in line may still have spent a token of the
-   * server's rate limit, temporalio/temporal#3145).
-   */
-  static final double ADMISSION_SHARE = 0.8;
-
   private final LaneActivities ledger = Workflow.newLocalActivityStub(LaneActivities.class);
   private final QuestionPolicy policy;
   private final ChainBudget budget;
@@ -133,9 +125,8 @@ final class ModelLane {
     if (laneQueue == null) {
       return generate(model, request, priority, problems); // no lane: no line to wait in
     }
-    String stage = model + " model";
     long left = deadline.atEpochMillis() - Workflow.currentTimeMillis();
-    LaneEntry entry =
+    LaneEntry asked =
         new LaneEntry(
             laneQueue,
             Priorities.ledgerMember(
@@ -145,19 +136,14 @@ final class ModelLane {
     if (left <= 0) {
       return shed(model, "deadline", deadline, problems, "queue deadline passed, not called");
     }
-    if (deadline.mayShed()) {
-      LaneSnapshot place = snapshotOrNone(() -> ledger.admission(entry));
-      if (place != null && place.waitSeconds() * 1000 > left * ADMISSION_SHARE) {
-        return shed(
-            model,
-            "eta",
-            deadline,
-            problems,
-            String.format(
-                "busy, about %d s in line against %d s of patience",
-                (long) Math.ceil(place.waitSeconds()), Math.max(1, left / 1000)));
-      }
+    LaneAdmission.Decision admitted =
+        deadline.mayShed() // else the model is its only answer: it waits for it
+            ? LaneAdmission.decide(ledger, asked, left)
+            : new LaneAdmission.Decision(asked, 0);
+    if (!admitted.joins()) {
+      return shed(model, "eta", deadline, problems, admitted.why(left));
     }
+    LaneEntry entry = admitted.entry();
     Priority lanePriority = Priority.newBuilder().setPriorityKey(entry.priorityKey()).build();
     GenerationActivities stub =
         Workflow.newActivityStub(
@@ -238,6 +224,10 @@ final class ModelLane {
    * The ledger's answer, or none: a ledger failure only costs the queue position, never the answer.
    */
   static LaneSnapshot snapshotOrNone(Supplier<LaneSnapshot> ask) {
+    return outcomeOrNone(ask);
+  }
+
+  static <T> T outcomeOrNone(Supplier<T> ask) {
     try {
       return ask.get();
     } catch (ActivityFailure e) {

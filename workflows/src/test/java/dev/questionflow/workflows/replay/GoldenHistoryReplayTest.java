@@ -75,7 +75,12 @@ class GoldenHistoryReplayTest {
           "lane-free",
           // the customer asked again while the model worked: the FAQ answer at once, the model's
           // as revision 2
-          "asked-again");
+          "asked-again",
+          // recorded before LaneAdmission.FRONT_LINE (version 1): admitted by the projected wait
+          // at the question's own key; since then the lane places it (front line, standing line)
+          "shed-before-front-line",
+          "upgraded-before-front-line",
+          "standing-line");
 
   static Stream<String> goldenPaths() {
     return PATHS.stream();
