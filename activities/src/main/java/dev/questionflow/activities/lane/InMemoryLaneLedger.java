@@ -41,6 +41,9 @@ public final class InMemoryLaneLedger implements LaneLedger {
   private long seq;
   private final Map<String, Deque<Long>> frontArrivals = new HashMap<>();
 
+  /** Each lane's front-line tickets: {tokens, when last refilled (ms)}. */
+  private final Map<String, double[]> frontTickets = new HashMap<>();
+
   private static final java.time.Duration STARTED_KEPT = java.time.Duration.ofSeconds(50);
   private static final java.time.Duration NO_DEADLINE_STALE = java.time.Duration.ofMinutes(10);
 
@@ -52,7 +55,8 @@ public final class InMemoryLaneLedger implements LaneLedger {
   public synchronized long enter(
       String lane, String workflowId, int priorityKey, long deadlineEpochMillis) {
     long now = clock.millis();
-    if (priorityKey < Priorities.STANDING_KEY) {
+    if (priorityKey < Priorities.STANDING_KEY
+        && !scores.getOrDefault(lane, Map.of()).containsKey(workflowId)) {
       Deque<Long> arrived = frontArrivals.computeIfAbsent(lane, l -> new ArrayDeque<>());
       arrived.addLast(now);
       while (arrived.size() > 10_000 || arrived.peekFirst() < now - 600_000) {
@@ -80,6 +84,19 @@ public final class InMemoryLaneLedger implements LaneLedger {
               deadlineEpochMillis > 0 ? deadlineEpochMillis : now + NO_DEADLINE_STALE.toMillis());
     }
     return position(lane, workflowId);
+  }
+
+  @Override
+  public synchronized boolean takeFrontTicket(String lane, double perSecond, double capacity) {
+    long now = clock.millis();
+    double[] bucket = frontTickets.computeIfAbsent(lane, l -> new double[] {capacity, now});
+    bucket[0] = Math.min(capacity, bucket[0] + Math.max(0, now - bucket[1]) / 1000.0 * perSecond);
+    bucket[1] = now;
+    if (bucket[0] >= 1) {
+      bucket[0] -= 1;
+      return true;
+    }
+    return false;
   }
 
   @Override

@@ -32,6 +32,13 @@ public interface LaneLedger {
    */
   long[] frontArrivalsPerSecond(String lane, int seconds);
 
+  /**
+   * Takes one of the lane's front-line tickets: a bucket of {@code capacity} refilled at {@code
+   * perSecond} (the lane's service rate), so that questions admitted at the same moment, which all
+   * read the line before any of them has entered it, cannot together make it longer than it may be.
+   */
+  boolean takeFrontTicket(String lane, double perSecond, double capacity);
+
   /** How many of equal or higher priority wait now: where a question entering now would stand. */
   long waitingAhead(String lane, int priorityKey);
 

@@ -99,17 +99,29 @@ public class LaneLedgerActivities implements LaneActivities {
    * A question joins only what serves it within {@link #ADMISSION_SHARE} of the patience it has
    * left. A standard question (the front key) joins its front line while that line's wait is at
    * most {@code frontLineWait}: kept that short, a question arriving after a burst is served next,
-   * not after the burst's backlog. Otherwise it may stand in the standing line behind, which is
-   * served with what the front lines leave of the lane's rate (their arrivals of the last {@value
-   * #FRONT_ARRIVALS_SECONDS} s against its service rate): under a sustained overload that is
-   * nothing, so its customers are answered at once below the model rather than after waiting for a
-   * turn that never comes. VIPs, complaints, upgrades and low-priority questions keep their key.
+   * not after the burst's backlog; and only if it was asked at most that long ago, so the burst's
+   * own questions that waited to be started do not take the front line from the ones that come
+   * after them (newest first, as in adaptive LIFO). The line's length is read before any of the
+   * questions admitted at the same moment has entered it, so the front line also takes a ticket
+   * ({@link LaneLedger#takeFrontTicket}: as many as it may hold, refilled at the service rate).
+   * Otherwise it may stand in the standing line behind, which is served with what the front lines
+   * leave of the lane's rate (their arrivals of the last {@value #FRONT_ARRIVALS_SECONDS} s against
+   * its service rate): under a sustained overload that is nothing, so its customers are answered at
+   * once below the model rather than after waiting for a turn that never comes. VIPs, complaints,
+   * upgrades and low-priority questions keep their key.
    */
   @Override
-  public LanePlace place(LaneEntry entry, long patienceLeftMillis) {
+  public LanePlace place(LaneEntry entry, long patienceLeftMillis, long waitedMillis) {
     double fits = patienceLeftMillis / 1000.0 * ADMISSION_SHARE;
     LaneSnapshot own = admission(entry);
-    if (entry.priorityKey() != Priorities.FRONT_KEY || own.waitSeconds() <= frontLineWaitSeconds) {
+    boolean fresh = waitedMillis / 1000.0 <= frontLineWaitSeconds;
+    if (entry.priorityKey() != Priorities.FRONT_KEY
+        || fresh
+            && own.waitSeconds() <= frontLineWaitSeconds
+            && ledger.takeFrontTicket(
+                entry.lane(),
+                own.ratePerSecond(),
+                Math.max(1, own.ratePerSecond() * frontLineWaitSeconds))) {
       return own.waitSeconds() <= fits
           ? new LanePlace(entry.priorityKey(), own.waitSeconds())
           : LanePlace.none(own.waitSeconds());

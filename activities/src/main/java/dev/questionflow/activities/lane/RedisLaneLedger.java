@@ -29,6 +29,8 @@ import java.util.function.Supplier;
  *       in flight across all instances (their limit: {@link LaneLedger#tryStartCall});
  *   <li>{@code cs:lane:L:stats:<epoch second>} hash {@code calls, ok, latency} of the calls that
  *       finished, {@code front} the entries at the front lines (expires after 2 windows);
+ *   <li>{@code cs:lane:L:front-tickets} hash {@code tokens, at}: the front line's tickets ({@link
+ *       #takeFrontTicket});
  *   <li>{@code cs:lane:L:rate} the current (adaptive) rate; {@code cs:lane:L:controller} the
  *       controller's lease.
  * </ul>
@@ -49,7 +51,7 @@ public final class RedisLaneLedger implements LaneLedger {
   private static final String ENTER =
       """
       local now = tonumber(ARGV[3])
-      if tonumber(ARGV[2]) < tonumber(ARGV[7]) then
+      if tonumber(ARGV[2]) < tonumber(ARGV[7]) and not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
         redis.call('HINCRBY', KEYS[5], 'front', 1)
         redis.call('EXPIRE', KEYS[5], 600)
       end
@@ -68,6 +70,31 @@ public final class RedisLaneLedger implements LaneLedger {
         redis.call('ZADD', KEYS[3], tonumber(ARGV[5]), ARGV[1])
       end
       return redis.call('ZRANK', KEYS[1], ARGV[1])
+      """;
+
+  /**
+   * ARGV: now (ms), refill per second, capacity. A token bucket in one script rather than Bucket4j:
+   * a burst's admissions take tickets at the same moment, and Bucket4j's Lettuce buckets are
+   * compare-and-swap, whose retries under such contention ran past their time limit in the lane
+   * throttle (see BucketLaneThrottle).
+   */
+  private static final String FRONT_TICKET =
+      """
+      local now = tonumber(ARGV[1])
+      local rate = tonumber(ARGV[2])
+      local capacity = tonumber(ARGV[3])
+      local b = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+      local tokens = tonumber(b[1]) or capacity
+      local at = tonumber(b[2]) or now
+      tokens = math.min(capacity, tokens + math.max(0, now - at) / 1000 * rate)
+      local taken = 0
+      if tokens >= 1 then
+        tokens = tokens - 1
+        taken = 1
+      end
+      redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
+      redis.call('PEXPIRE', KEYS[1], 600000)
+      return taken
       """;
 
   private static final String STARTED =
@@ -219,6 +246,21 @@ public final class RedisLaneLedger implements LaneLedger {
                 Long.toString(DEADLINE_GRACE_MILLIS),
                 Integer.toString(Priorities.STANDING_KEY));
     return rank == null ? -1 : rank;
+  }
+
+  @Override
+  public boolean takeFrontTicket(String lane, double perSecond, double capacity) {
+    Long taken =
+        redis
+            .get()
+            .eval(
+                FRONT_TICKET,
+                ScriptOutputType.INTEGER,
+                new String[] {key(lane, "front-tickets")},
+                Long.toString(clock.millis()),
+                Double.toString(perSecond),
+                Double.toString(capacity));
+    return taken != null && taken == 1;
   }
 
   @Override

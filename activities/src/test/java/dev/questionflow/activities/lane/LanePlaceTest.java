@@ -35,7 +35,12 @@ class LanePlaceTest {
   }
 
   private LanePlace place(int priorityKey, long patienceMillis) {
-    return lanes.place(new LaneEntry(LANE, "new-" + asked++, priorityKey), patienceMillis);
+    return place(priorityKey, patienceMillis, 200);
+  }
+
+  private LanePlace place(int priorityKey, long patienceMillis, long waitedMillis) {
+    return lanes.place(
+        new LaneEntry(LANE, "new-" + asked++, priorityKey), patienceMillis, waitedMillis);
   }
 
   @Test
@@ -46,6 +51,30 @@ class LanePlaceTest {
 
     assertThat(place.priorityKey()).isEqualTo(Priorities.FRONT_KEY);
     assertThat(place.waitSeconds()).isCloseTo(0.5, within(0.01));
+  }
+
+  @Test
+  void aQuestionThatWaitedLongerThanTheFrontLineLeavesItToNewerOnes() {
+    frontLineOf(2, 0);
+
+    LanePlace late = place(Priorities.FRONT_KEY, PATIENCE, 1_500); // a burst's backlog
+
+    assertThat(late.priorityKey()).isEqualTo(Priorities.STANDING_KEY);
+    assertThat(place(Priorities.FRONT_KEY, PATIENCE).priorityKey()).isEqualTo(Priorities.FRONT_KEY);
+  }
+
+  @Test
+  void questionsAdmittedAtTheSameMomentGetNoMoreOfTheFrontLineThanItHolds() {
+    int front = 0;
+    for (int i = 0; i < 15; i++) { // none has entered the line yet when the next is placed
+      front += place(Priorities.FRONT_KEY, PATIENCE).priorityKey() == Priorities.FRONT_KEY ? 1 : 0;
+    }
+
+    assertThat(front).as("1 s at 10 calls/s").isEqualTo(10);
+    clock.advance(500);
+    assertThat(place(Priorities.FRONT_KEY, PATIENCE).priorityKey())
+        .as("refilled at the lane's rate")
+        .isEqualTo(Priorities.FRONT_KEY);
   }
 
   @Test

@@ -2,6 +2,7 @@ package dev.questionflow.activities.lane;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.questionflow.activities.MovableClock;
 import dev.questionflow.activities.testing.TestRedis;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -70,5 +71,36 @@ class RedisLaneLedgerTest {
     assertThat(ledger.enter(lane, "q-2", 3)).isEqualTo(-1);
     assertThat(ledger.position(lane, "q-2")).isEqualTo(-1);
     assertThat(ledger.enter(lane, "q-3", 3)).as("q-2 takes no place in the line").isEqualTo(1);
+  }
+
+  @Test
+  void frontLineArrivalsAreCountedPerSecondOnceEach() {
+    MovableClock clock = new MovableClock();
+    RedisLaneLedger ticking = new RedisLaneLedger(connection, clock, Duration.ofMinutes(5));
+    ticking.enter(lane, "q-1", 3);
+    ticking.enter(lane, "q-1", 3); // the same entry again: not a second arrival
+    ticking.enter(lane, "vip", 1);
+    ticking.enter(lane, "standing", 4); // the standing line is not a front line
+    clock.advance(1000);
+    ticking.enter(lane, "q-2", 3);
+    clock.advance(1000);
+
+    assertThat(ticking.frontArrivalsPerSecond(lane, 3)).containsExactly(0, 2, 1);
+    assertThat(ticking.callsPerSecond(lane, 3)).containsExactly(0, 0, 0);
+  }
+
+  @Test
+  void frontTicketsRunOutAndComeBackAtTheRate() {
+    MovableClock clock = new MovableClock();
+    RedisLaneLedger ticking = new RedisLaneLedger(connection, clock, Duration.ofMinutes(5));
+    int taken = 0;
+    for (int i = 0; i < 5; i++) {
+      taken += ticking.takeFrontTicket(lane, 2, 3) ? 1 : 0;
+    }
+    assertThat(taken).isEqualTo(3);
+    clock.advance(500); // one ticket at 2 per second
+    assertThat(ticking.takeFrontTicket(lane, 2, 3)).isTrue();
+    assertThat(ticking.takeFrontTicket(lane, 2, 3)).isFalse();
+    connection.sync().del("cs:lane:" + lane + ":front-tickets");
   }
 }

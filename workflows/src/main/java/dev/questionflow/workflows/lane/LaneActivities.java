@@ -42,9 +42,13 @@ public interface LaneActivities {
    * projected wait does not fit the patience it has left): its own priority key for a short front
    * line, or the standing line ({@link Priorities#STANDING_KEY}) behind it when the lane's rate
    * left over by the front lines serves it in time. Read-only, like {@link #admission}.
+   *
+   * @param waitedMillis how long ago the question was asked: one that waited longer than a front
+   *     line's wait already (a burst's backlog of questions not yet started) does not take the
+   *     front line from the questions that come after it
    */
   @ActivityMethod
-  LanePlace place(LaneEntry entry, long patienceLeftMillis);
+  LanePlace place(LaneEntry entry, long patienceLeftMillis, long waitedMillis);
 
   /**
    * The question left the lane without a call (its deadline, the budget, a breaker): its entry is

@@ -56,7 +56,8 @@ final class LaneAdmission {
           ? new Decision(null, place.waitSeconds())
           : new Decision(entry, place == null ? 0 : place.waitSeconds());
     }
-    LanePlace place = ModelLane.outcomeOrNone(() -> ledger.place(entry, leftMillis));
+    long waited = Workflow.currentTimeMillis() - Workflow.getInfo().getRunStartedTimestampMillis();
+    LanePlace place = ModelLane.outcomeOrNone(() -> ledger.place(entry, leftMillis, waited));
     if (place == null) {
       return new Decision(entry, 0);
     }

@@ -22,10 +22,11 @@ import org.slf4j.Logger;
  * A model's answer through its lane: the call goes to the lane's task queue (whose server-side rate
  * limit is the model's quota) with the question's priority, joins the lane's ledger for a queue
  * position, and must start by the question's queue deadline: a question whose projected wait does
- * not fit its patience is not put in line at all (admission), and one still in line at its deadline
- * leaves it without a call (the server's schedule-to-start timeout, or the lane gate's own check
- * right before the HTTP call). Either way its customer gets the answer prepared below the model at
- * once. {@link LaneLine} keeps its place in the line meanwhile.
+ * not fit its patience is not put in line at all, and a standard one may stand behind the new
+ * questions ({@link LaneAdmission}); one still in line at its deadline leaves it without a call
+ * (the server's schedule-to-start timeout, or the lane gate's own check right before the HTTP
+ * call). Either way its customer gets the answer prepared below the model at once. {@link LaneLine}
+ * keeps its place in the line meanwhile.
  */
 final class ModelLane {
 

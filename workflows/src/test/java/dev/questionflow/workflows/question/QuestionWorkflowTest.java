@@ -1008,7 +1008,7 @@ class QuestionWorkflowTest {
     volatile int placeAt;
 
     @Override
-    public LanePlace place(LaneEntry entry, long patienceLeftMillis) {
+    public LanePlace place(LaneEntry entry, long patienceLeftMillis, long waitedMillis) {
       double wait = admissionAhead / 2.0;
       if (wait * 1000 > patienceLeftMillis * 0.8) {
         return LanePlace.none(wait);
