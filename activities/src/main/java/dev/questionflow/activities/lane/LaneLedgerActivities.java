@@ -136,7 +136,7 @@ public class LaneLedgerActivities implements LaneActivities {
     long[] arrivals = ledger.frontArrivalsPerSecond(entry.lane(), FRONT_ARRIVALS_SECONDS);
     double frontRate = java.util.Arrays.stream(arrivals).sum() / (double) FRONT_ARRIVALS_SECONDS;
     double left = standing.ratePerSecond() - frontRate;
-    if (left < MIN_LEFT_SHARE * standing.ratePerSecond()) {
+    if (!(left > 0) || left < MIN_LEFT_SHARE * standing.ratePerSecond()) {
       return LanePlace.none(-1);
     }
     double wait = standing.position() / left;
