@@ -63,7 +63,12 @@ class LadderIT {
                 "CS_DEAD_LETTER_INITIAL_BACKOFF",
                 "1s",
                 "CS_DEAD_LETTER_MAX_BACKOFF",
-                "2s"));
+                "2s",
+                // these tests are about the SPEC breaker: outlier ejection (5 failures in a row)
+                // would
+                // take the model out before the breaker's window fills, so the breaker never opens
+                "CS_RESILIENCE_EJECTION_CONSECUTIVEFAILURES",
+                "0"));
   }
 
   @AfterAll
