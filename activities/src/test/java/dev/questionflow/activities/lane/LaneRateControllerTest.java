@@ -2,16 +2,13 @@ package dev.questionflow.activities.lane;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.questionflow.activities.MovableClock;
 import dev.questionflow.activities.lane.LaneLedger.LaneStats;
 import dev.questionflow.activities.lane.LaneRateController.History;
 import dev.questionflow.activities.lane.LaneRateController.Lane;
 import dev.questionflow.activities.lane.LaneRateController.Settings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -91,7 +88,7 @@ class LaneRateControllerTest {
    * probability (seeded), the controller checks once per simulated second.
    */
   private static final class SimulatedLane {
-    final MovingClock clock = new MovingClock();
+    final MovableClock clock = new MovableClock();
     final InMemoryLaneLedger ledger = new InMemoryLaneLedger(clock);
     final List<double[]> applied = new ArrayList<>(); // {seconds, server-side rate}
     final LaneRateController controller;
@@ -104,10 +101,10 @@ class LaneRateControllerTest {
               List.of(new Lane("primary", "q-model-primary", 10)),
               FAST,
               ledger,
-              (queue, rate, reason) -> applied.add(new double[] {clock.millis / 1000.0, rate}),
+              (queue, rate, reason) -> applied.add(new double[] {clock.millis() / 1000.0, rate}),
               "me",
               new SimpleMeterRegistry(),
-              () -> clock.millis * 1_000_000);
+              () -> clock.millis() * 1_000_000);
     }
 
     /** Runs for {@code seconds}; returns the rate after each check. */
@@ -117,7 +114,7 @@ class LaneRateControllerTest {
         controller.tick();
         rates.add(controller.rate("primary"));
         for (int i = 0; i < 10; i++) {
-          clock.millis += 100;
+          clock.advance(100);
           ledger.finished("q-model-primary", random.nextDouble() >= errorRate, 50);
         }
       }
@@ -203,7 +200,7 @@ class LaneRateControllerTest {
             },
             "other",
             new SimpleMeterRegistry(),
-            () -> lane.clock.millis * 1_000_000);
+            () -> lane.clock.millis() * 1_000_000);
     lane.run(10);
     lane.errorRate = 0.2;
     lane.run(6);
@@ -211,30 +208,5 @@ class LaneRateControllerTest {
     assertThat(follower.rate("primary"))
         .isEqualTo(lane.controller.rate("primary"))
         .isLessThan(10.0);
-  }
-
-  /** A clock the simulation moves. */
-  private static final class MovingClock extends Clock {
-    long millis = Instant.parse("2026-01-01T10:00:00Z").toEpochMilli();
-
-    @Override
-    public Instant instant() {
-      return Instant.ofEpochMilli(millis);
-    }
-
-    @Override
-    public long millis() {
-      return millis;
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
   }
 }
