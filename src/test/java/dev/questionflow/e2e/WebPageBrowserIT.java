@@ -49,6 +49,9 @@ class WebPageBrowserIT {
     // and it waits for the model with a position (the subject here): with the default patience of
     // 10 s its customer would get the FAQ's answer at once instead
     env.put("PATIENCE_QUEUE", "60s");
+    // and in one first-come line: with a front line the page's fresh question would be served
+    // next, ahead of the backlog (DeadlineLadderIT tests that), and show no position going down
+    env.put("CS_FLOWCONTROL_FRONTLINEWAIT", "0s");
     app = AppProcess.start("web-page", env);
   }
 

@@ -114,7 +114,8 @@ public class LaneLedgerActivities implements LaneActivities {
   public LanePlace place(LaneEntry entry, long patienceLeftMillis, long waitedMillis) {
     double fits = patienceLeftMillis / 1000.0 * ADMISSION_SHARE;
     LaneSnapshot own = admission(entry);
-    boolean fresh = waitedMillis / 1000.0 <= frontLineWaitSeconds;
+    // a front line wait of zero turns the front line off: standard questions share one FIFO line
+    boolean fresh = frontLineWaitSeconds > 0 && waitedMillis / 1000.0 <= frontLineWaitSeconds;
     if (entry.priorityKey() != Priorities.FRONT_KEY
         || fresh
             && own.waitSeconds() <= frontLineWaitSeconds

@@ -64,6 +64,23 @@ class LanePlaceTest {
   }
 
   @Test
+  void aFrontLineWaitOfZeroPutsEveryStandardQuestionInOneFirstComeLine() {
+    var oneLine =
+        new LaneLedgerActivities(ledger, Map.of(LANE, 10.0), Map.of(), Duration.ZERO, clock);
+
+    LanePlace first =
+        oneLine.place(new LaneEntry(LANE, "first", Priorities.FRONT_KEY), PATIENCE, 0);
+    ledger.enter(LANE, "first", first.priorityKey());
+    LanePlace second =
+        oneLine.place(new LaneEntry(LANE, "second", Priorities.FRONT_KEY), PATIENCE, 0);
+
+    assertThat(first.priorityKey()).isEqualTo(Priorities.STANDING_KEY);
+    assertThat(first.waitSeconds()).isCloseTo(0.0, within(0.01));
+    assertThat(second.priorityKey()).isEqualTo(Priorities.STANDING_KEY);
+    assertThat(second.waitSeconds()).as("behind the first").isCloseTo(0.1, within(0.01));
+  }
+
+  @Test
   void questionsAdmittedAtTheSameMomentGetNoMoreOfTheFrontLineThanItHolds() {
     int front = 0;
     for (int i = 0; i < 15; i++) { // none has entered the line yet when the next is placed
