@@ -755,6 +755,7 @@ class PeersBenchmarkIT {
         }
       }
     }
+    printSlowestAfterTheBurst(scenario, outcomes);
     List<Double> latency = new ArrayList<>();
     for (List<ModelCall> calls : List.of(primary, backup)) {
       for (ModelCall call : calls) {
@@ -771,6 +772,45 @@ class PeersBenchmarkIT {
         afterByModel.size(),
         afterByModel.isEmpty() ? null : BenchFigures.percentile(afterByModel, 0.99),
         latency.isEmpty() ? null : BenchFigures.percentile(latency, 0.99));
+  }
+
+  /**
+   * The five questions after the burst that waited longest for a model's answer, with when they
+   * were offered (after the burst's last question) and their first answer: where the p99 comes
+   * from.
+   */
+  private static void printSlowestAfterTheBurst(Scenario scenario, List<Asked> outcomes) {
+    long burstEnd =
+        outcomes.stream()
+            .filter(a -> scenario.phaseOf(a.question().n()) == 0)
+            .mapToLong(a -> a.question().offeredMicros())
+            .max()
+            .orElse(0);
+    outcomes.stream()
+        .filter(a -> scenario.phaseOf(a.question().n()) > 0)
+        .sorted(
+            java.util.Comparator.comparingLong(
+                    (Asked a) -> {
+                      long at = a.result().modelAnswerMicros();
+                      return at < 0 ? Long.MAX_VALUE : at - a.question().offeredMicros();
+                    })
+                .reversed())
+        .limit(5)
+        .forEach(
+            a -> {
+              long offered = a.question().offeredMicros();
+              Result r = a.result();
+              System.out.printf(
+                  "[peers] after the burst: #%d offered %.1f s after its last question, first"
+                      + " answer %s after %.1f s, a model's after %s s%n",
+                  a.question().n(),
+                  (offered - burstEnd) / 1e6,
+                  r.level(),
+                  (r.firstMicros() - offered) / 1e6,
+                  r.modelAnswerMicros() < 0
+                      ? "never"
+                      : String.format("%.1f", (r.modelAnswerMicros() - offered) / 1e6));
+            });
   }
 
   /** A model answered the question, first or by an upgrade, within the customer's patience. */
