@@ -10,7 +10,7 @@ Output:
 
 Usage (from anywhere):
   python3 faq-index/packs/banking77/build_pack.py [--dataset DIR] [--out FILE]
-DIR defaults to <repo>/../shared/datasets/banking77 (i.e. shared/ beside the repository).
+DIR defaults to faq-index/datasets/banking77 (committed, with its licence).
 The output is deterministic: phrasings keep the order of train.csv, whitespace is collapsed
 and exact duplicates (after collapsing) are dropped.
 """
@@ -21,7 +21,7 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_DATASET = os.path.normpath(os.path.join(HERE, "..", "..", "..", "..", "shared", "datasets", "banking77"))
+DEFAULT_DATASET = os.path.normpath(os.path.join(HERE, "..", "..", "datasets", "banking77"))
 
 
 def normalise(text):

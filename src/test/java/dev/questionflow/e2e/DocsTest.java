@@ -64,8 +64,31 @@ class DocsTest {
             ROOT.resolve("faq-index/README.md"))) {
       assertThat(Files.readString(doc, StandardCharsets.UTF_8))
           .as(doc.toString())
-          .doesNotContain("/work/");
+          .doesNotContain("/" + "work/");
     }
+  }
+
+  /**
+   * The repository stands alone: no tracked file reads or names a folder beside it (the datasets
+   * and the design brief are committed) or a path of the machine it was written on.
+   */
+  @Test
+  void nothingInTheRepositoryNamesAPathOutsideIt() throws Exception {
+    Process git = new ProcessBuilder("git", "ls-files", "-z").directory(ROOT.toFile()).start();
+    String listing = new String(git.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(git.waitFor()).isZero();
+    List<String> outside = List.of(".." + "/shared", "/" + "work/");
+    List<String> offending = new ArrayList<>();
+    for (String file : listing.split("\0")) {
+      Path path = ROOT.resolve(file);
+      if (file.isEmpty() || !Files.isRegularFile(path) || Files.size(path) > 2_000_000) {
+        continue;
+      }
+      String text = new String(Files.readAllBytes(path), StandardCharsets.ISO_8859_1);
+      outside.stream().filter(text::contains).forEach(p -> offending.add(file + ": " + p));
+    }
+    assertThat(listing).contains("faq-index/datasets/banking77/train.csv");
+    assertThat(offending).as("files that name a path outside the repository").isEmpty();
   }
 
   @SuppressWarnings("unchecked")
