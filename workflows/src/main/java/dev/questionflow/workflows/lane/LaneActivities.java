@@ -41,7 +41,9 @@ public interface LaneActivities {
    * Where a question that has an answer below the model joins the lane, or that it does not (its
    * projected wait does not fit the patience it has left): its own priority key for a short front
    * line, or the standing line ({@link Priorities#STANDING_KEY}) behind it when the lane's rate
-   * left over by the front lines serves it in time. Read-only, like {@link #admission}.
+   * left over by the front lines serves it in time. It writes one thing: a question placed in a
+   * front line takes one of that line's tickets (so that questions placed at the same moment cannot
+   * overfill it); a retried attempt may take a second one, which costs at most one early refusal.
    *
    * @param waitedMillis how long ago the question was asked: one that waited longer than a front
    *     line's wait already (a burst's backlog of questions not yet started) does not take the
