@@ -755,7 +755,7 @@ class PeersBenchmarkIT {
         }
       }
     }
-    printSlowestAfterTheBurst(scenario, outcomes);
+    printSlowestAfterTheBurst(scenario, outcomes, primary, backup);
     List<Double> latency = new ArrayList<>();
     for (List<ModelCall> calls : List.of(primary, backup)) {
       for (ModelCall call : calls) {
@@ -779,7 +779,17 @@ class PeersBenchmarkIT {
    * were offered (after the burst's last question) and their first answer: where the p99 comes
    * from.
    */
-  private static void printSlowestAfterTheBurst(Scenario scenario, List<Asked> outcomes) {
+  private static void printSlowestAfterTheBurst(
+      Scenario scenario, List<Asked> outcomes, List<ModelCall> primary, List<ModelCall> backup) {
+    Map<Integer, ModelCall> answeredCall = new java.util.HashMap<>();
+    for (List<ModelCall> calls : List.of(primary, backup)) {
+      for (ModelCall call : calls) {
+        if (call.status() == 200) {
+          answeredCall.merge(
+              questionOf(call), call, (a, b) -> a.epochMicros() <= b.epochMicros() ? a : b);
+        }
+      }
+    }
     long burstEnd =
         outcomes.stream()
             .filter(a -> scenario.phaseOf(a.question().n()) == 0)
@@ -801,16 +811,26 @@ class PeersBenchmarkIT {
               long offered = a.question().offeredMicros();
               Result r = a.result();
               System.out.printf(
-                  "[peers] after the burst: #%d offered %.1f s after its last question, first"
-                      + " answer %s after %.1f s, a model's after %s s%n",
+                  "[peers] after the burst: #%d offered %.2f s after its last question, first"
+                      + " answer %s after %.2f s, a model's after %s s (%s)%n",
                   a.question().n(),
                   (offered - burstEnd) / 1e6,
                   r.level(),
                   (r.firstMicros() - offered) / 1e6,
                   r.modelAnswerMicros() < 0
                       ? "never"
-                      : String.format("%.1f", (r.modelAnswerMicros() - offered) / 1e6));
+                      : String.format("%.2f", (r.modelAnswerMicros() - offered) / 1e6),
+                  callTimes(answeredCall.get(a.question().n()), offered));
             });
+  }
+
+  /** When the model received the question's first answered call and how long it took. */
+  private static String callTimes(ModelCall call, long offeredMicros) {
+    return call == null
+        ? "no answered call"
+        : String.format(
+            "model call received after %.2f s, took %.2f s",
+            (call.epochMicros() - offeredMicros) / 1e6, call.delayMillis() / 1000.0);
   }
 
   /** A model answered the question, first or by an upgrade, within the customer's patience. */
