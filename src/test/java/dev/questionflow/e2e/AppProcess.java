@@ -378,6 +378,20 @@ final class AppProcess implements AutoCloseable {
     process.waitFor(30, TimeUnit.SECONDS);
   }
 
+  /**
+   * SIGTERM, as Kubernetes stops a pod; waits for the process to exit (at most {@code atMost}) and
+   * returns how long it took, or null if it was still running (then it is killed).
+   */
+  Duration terminate(Duration atMost) throws InterruptedException {
+    long started = System.nanoTime();
+    process.destroy();
+    if (!process.waitFor(atMost.toMillis(), TimeUnit.MILLISECONDS)) {
+      process.destroyForcibly();
+      return null;
+    }
+    return Duration.ofNanos(System.nanoTime() - started);
+  }
+
   /** Starts the same app again (same port, same environment). */
   void restart() throws Exception {
     launch();

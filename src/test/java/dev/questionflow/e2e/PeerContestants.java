@@ -136,6 +136,14 @@ final class PeerContestants {
       return -1;
     }
 
+    /**
+     * Where a question's time went (ours: its activities from the workflow's history, in seconds
+     * after {@code offeredMicros}); empty when the contestant has nothing to show.
+     */
+    default String timeline(int n, long offeredMicros) {
+      return "";
+    }
+
     /** The processes that are the contestant (their memory and threads are reported). */
     List<Long> pids();
   }
@@ -452,6 +460,53 @@ final class PeerContestants {
         return new Result(Level.ERROR, BenchFigures.nowMicros(), 1, "202 without JSON");
       }
       return null; // the answer comes later: collect()
+    }
+
+    @Override
+    public String timeline(int n, long offeredMicros) {
+      String id = workflows.get(n);
+      if (id == null) {
+        return "";
+      }
+      Map<Long, String> types = new HashMap<>();
+      StringBuilder line = new StringBuilder(id);
+      for (io.temporal.api.history.v1.HistoryEvent event :
+          temporal.fetchHistory(id).getHistory().getEventsList()) {
+        double at =
+            (event.getEventTime().getSeconds() * 1_000_000L
+                    + event.getEventTime().getNanos() / 1000
+                    - offeredMicros)
+                / 1e6;
+        switch (event.getEventType()) {
+          case EVENT_TYPE_ACTIVITY_TASK_SCHEDULED -> {
+            String type =
+                event.getActivityTaskScheduledEventAttributes().getActivityType().getName();
+            types.put(event.getEventId(), type);
+            line.append(String.format(" | %s sched %.2f", type, at));
+          }
+          case EVENT_TYPE_ACTIVITY_TASK_STARTED ->
+              line.append(
+                  String.format(
+                      " %s start %.2f",
+                      types.get(
+                          event.getActivityTaskStartedEventAttributes().getScheduledEventId()),
+                      at));
+          case EVENT_TYPE_ACTIVITY_TASK_COMPLETED,
+              EVENT_TYPE_ACTIVITY_TASK_FAILED,
+              EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT ->
+              line.append(String.format(" %s %.2f", event.getEventType().name().substring(25), at));
+          case EVENT_TYPE_WORKFLOW_TASK_SCHEDULED -> line.append(String.format(" | wt %.2f", at));
+          case EVENT_TYPE_WORKFLOW_TASK_STARTED,
+              EVENT_TYPE_WORKFLOW_TASK_COMPLETED,
+              EVENT_TYPE_WORKFLOW_TASK_FAILED,
+              EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT ->
+              line.append(String.format(" %s %.2f", event.getEventType().name().substring(25), at));
+          case EVENT_TYPE_MARKER_RECORDED -> {} // local activities: at their task's completion
+          case EVENT_TYPE_TIMER_STARTED -> line.append(String.format(" | timer %.2f", at));
+          default -> {}
+        }
+      }
+      return line.toString();
     }
 
     @Override

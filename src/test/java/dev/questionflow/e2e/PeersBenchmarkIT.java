@@ -328,7 +328,10 @@ class PeersBenchmarkIT {
    * 2 minutes of their offer ({@code upgradedIn2Min}); of the questions offered after the burst,
    * those a model answered (first or upgraded) within 60 s, the p99 seconds from offer to that
    * answer, and the p99 of the model's own latency on their calls (from the fake's call log; null:
-   * none).
+   * none). The same for the questions offered once the contestant had caught up with the burst
+   * ({@code caughtUpSeconds} after its last question, every burst question had its first answer;
+   * null: never): before that, on this machine, a question waits for CPU behind the burst's own
+   * first answers, whatever its place in the model's line.
    */
   record BurstFigures(
       int burstQuestions,
@@ -337,7 +340,11 @@ class PeersBenchmarkIT {
       int afterQuestions,
       int afterByModel,
       Double afterModelAnswerP99,
-      Double modelLatencyP99) {}
+      Double modelLatencyP99,
+      Double caughtUpSeconds,
+      int afterCaughtUpQuestions,
+      int afterCaughtUpByModel,
+      Double afterCaughtUpModelAnswerP99) {}
 
   @Test
   void theSameStormsAgainstOursANaiveBotAndALiteLlmProxy() throws Exception {
@@ -388,7 +395,8 @@ class PeersBenchmarkIT {
 
   private static Contestant start(String name, FakeModel primary, FakeModel backup)
       throws Exception {
-    List<String> jvm = List.of("-Xmx512m", "-XX:TieredStopAtLevel=1");
+    List<String> jvm =
+        List.of(System.getProperty("peers.jvm", "-Xmx512m -XX:TieredStopAtLevel=1").split(" "));
     return switch (name) {
       case "ours" -> new PeerContestants.Ours(primary, backup, QUOTA, jvm);
       case "naive" -> new PeerContestants.Naive(primary, jvm);
@@ -487,6 +495,10 @@ class PeersBenchmarkIT {
               : a.question();
       outcomes.add(new Asked(q, result));
     }
+    if (scenario.upgrades()) {
+      printSlowestAfterTheBurst(scenario, outcomes, primaryCalls, backupCalls, contestant);
+    }
+    printDuplicates(outcomes, primaryCalls, backupCalls, contestant);
     return figures(
         contestant.name(),
         scenario,
@@ -736,6 +748,18 @@ class PeersBenchmarkIT {
     int after = 0;
     java.util.Set<Integer> afterQuestions = new java.util.HashSet<>();
     List<Double> afterByModel = new ArrayList<>();
+    long burstEnd = 0;
+    long caughtUp = 0;
+    for (Asked a : outcomes) {
+      if (scenario.phaseOf(a.question().n()) == 0) {
+        burstEnd = Math.max(burstEnd, a.question().offeredMicros());
+        long first = a.result().firstMicros();
+        caughtUp =
+            first < 0 || caughtUp == Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(caughtUp, first);
+      }
+    }
+    int afterCaughtUp = 0;
+    List<Double> afterCaughtUpByModel = new ArrayList<>();
     for (Asked a : outcomes) {
       Result r = a.result();
       long offered = a.question().offeredMicros();
@@ -750,12 +774,16 @@ class PeersBenchmarkIT {
       } else {
         after++;
         afterQuestions.add(a.question().n());
+        boolean caughtUpBefore = offered >= caughtUp;
+        afterCaughtUp += caughtUpBefore ? 1 : 0;
         if (byModelInTime(a, patience)) {
           afterByModel.add((r.modelAnswerMicros() - offered) / 1e6);
+          if (caughtUpBefore) {
+            afterCaughtUpByModel.add((r.modelAnswerMicros() - offered) / 1e6);
+          }
         }
       }
     }
-    printSlowestAfterTheBurst(scenario, outcomes, primary, backup);
     List<Double> latency = new ArrayList<>();
     for (List<ModelCall> calls : List.of(primary, backup)) {
       for (ModelCall call : calls) {
@@ -771,7 +799,13 @@ class PeersBenchmarkIT {
         after,
         afterByModel.size(),
         afterByModel.isEmpty() ? null : BenchFigures.percentile(afterByModel, 0.99),
-        latency.isEmpty() ? null : BenchFigures.percentile(latency, 0.99));
+        latency.isEmpty() ? null : BenchFigures.percentile(latency, 0.99),
+        caughtUp == Long.MAX_VALUE ? null : (caughtUp - burstEnd) / 1e6,
+        afterCaughtUp,
+        afterCaughtUpByModel.size(),
+        afterCaughtUpByModel.isEmpty()
+            ? null
+            : BenchFigures.percentile(afterCaughtUpByModel, 0.99));
   }
 
   /**
@@ -780,7 +814,11 @@ class PeersBenchmarkIT {
    * from.
    */
   private static void printSlowestAfterTheBurst(
-      Scenario scenario, List<Asked> outcomes, List<ModelCall> primary, List<ModelCall> backup) {
+      Scenario scenario,
+      List<Asked> outcomes,
+      List<ModelCall> primary,
+      List<ModelCall> backup,
+      Contestant contestant) {
     Map<Integer, ModelCall> answeredCall = new java.util.HashMap<>();
     for (List<ModelCall> calls : List.of(primary, backup)) {
       for (ModelCall call : calls) {
@@ -821,7 +859,42 @@ class PeersBenchmarkIT {
                       ? "never"
                       : String.format("%.2f", (r.modelAnswerMicros() - offered) / 1e6),
                   callTimes(answeredCall.get(a.question().n()), offered));
+              System.out.println("[peers]   " + contestant.timeline(a.question().n(), offered));
             });
+  }
+
+  /**
+   * The questions a model answered more than once, with their timelines: where a duplicate came
+   * from.
+   */
+  private static void printDuplicates(
+      List<Asked> outcomes,
+      List<ModelCall> primary,
+      List<ModelCall> backup,
+      Contestant contestant) {
+    Map<Integer, List<ModelCall>> answered = new java.util.TreeMap<>();
+    for (List<ModelCall> calls : List.of(primary, backup)) {
+      for (ModelCall call : calls) {
+        if (call.status() == 200) {
+          answered.computeIfAbsent(questionOf(call), n -> new ArrayList<>()).add(call);
+        }
+      }
+    }
+    for (Asked a : outcomes) {
+      List<ModelCall> calls = answered.getOrDefault(a.question().n(), List.of());
+      if (calls.size() > 1) {
+        long offered = a.question().offeredMicros();
+        System.out.printf(
+            "[peers] duplicate: #%d, first answer %s after %.2f s; answered calls received after %s%n",
+            a.question().n(),
+            a.result().level(),
+            (a.result().firstMicros() - offered) / 1e6,
+            calls.stream()
+                .map(c -> String.format("%.2f s", (c.epochMicros() - offered) / 1e6))
+                .toList());
+        System.out.println("[peers]   " + contestant.timeline(a.question().n(), offered));
+      }
+    }
   }
 
   /** When the model received the question's first answered call and how long it took. */

@@ -93,7 +93,7 @@ final class PeersReport {
   private static String burstRow(Figures f) {
     BurstFigures b = f.burst();
     return String.format(
-        "| %s | %d | %d | %d | %d | %d | %s | %s |%n",
+        "| %s | %d | %d | %d | %d | %d | %s | %s | %s | %d | %d | %s |%n",
         f.contestant(),
         b.burstQuestions(),
         b.quickAnswers(),
@@ -101,7 +101,13 @@ final class PeersReport {
         b.afterQuestions(),
         b.afterByModel(),
         b.afterModelAnswerP99() == null ? "–" : String.format("%.1f", b.afterModelAnswerP99()),
-        b.modelLatencyP99() == null ? "–" : String.format("%.1f", b.modelLatencyP99()));
+        b.modelLatencyP99() == null ? "–" : String.format("%.1f", b.modelLatencyP99()),
+        b.caughtUpSeconds() == null ? "never" : String.format("%.1f", b.caughtUpSeconds()),
+        b.afterCaughtUpQuestions(),
+        b.afterCaughtUpByModel(),
+        b.afterCaughtUpModelAnswerP99() == null
+            ? "–"
+            : String.format("%.1f", b.afterCaughtUpModelAnswerP99()));
   }
 
   private static double percent(int part, int whole) {
@@ -356,14 +362,20 @@ final class PeersReport {
                 + " minutes of their offer (ours only: the others do not upgrade). **After the"
                 + " burst**: the questions offered after it, those a model answered (first or"
                 + " upgraded) within 60 s, the p99 of the time from offer to that answer, beside"
-                + " the p99 of the model's own latency on their calls (the fake's call log).\n\n");
+                + " the p99 of the model's own latency on their calls (the fake's call log)."
+                + " **Caught up**: seconds after the burst's last question until every burst"
+                + " question had its first answer; the same figures for the questions offered"
+                + " after that. Before it, on this 2-core machine, a new question waits for CPU"
+                + " (its first workflow task) behind the burst's own first answers, whatever its"
+                + " place in the model's line.\n\n");
         md.append(
             "| contestant | burst questions | quick answers | upgraded within "
                 + PeersBenchmarkIT.UPGRADE_COUNTED.toMinutes()
                 + " min |"
                 + " after the burst | answered by a model | time to a model's answer p99 s |"
-                + " model latency p99 s |\n");
-        md.append("|---|---|---|---|---|---|---|---|\n");
+                + " model latency p99 s | caught up after s | after catching up |"
+                + " answered by a model | time to a model's answer p99 s |\n");
+        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (Figures f : all) {
           if (f.scenario().equals(scenario.id()) && f.burst() != null) {
             md.append(burstRow(f));

@@ -29,6 +29,17 @@ public interface ModelCallGate {
   void beforeCall(long deadlineEpochMillis) throws InterruptedException;
 
   /**
+   * As {@link #beforeCall(long)}, and the call goes out no later than {@code lastStartEpochMillis}
+   * (0 = no such limit): the activity attempt's own end, less the time a call needs. Past it the
+   * call is not made ({@link AttemptEnding}) and the question keeps its place in the line: its next
+   * attempt waits again.
+   */
+  default void beforeCall(long deadlineEpochMillis, long lastStartEpochMillis)
+      throws InterruptedException {
+    beforeCall(deadlineEpochMillis);
+  }
+
+  /**
    * The call is over after {@code millis}: {@code healthy} false when it failed in a way that
    * counts against the model's health (the same failures that count for its circuit breaker).
    */
@@ -40,6 +51,13 @@ public interface ModelCallGate {
   /** The call's queue deadline passed before it could go out (the CoDel rule). */
   final class DeadlinePassed extends RuntimeException {
     public DeadlinePassed(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  /** The attempt would end before a call made now could: it is not made in this attempt. */
+  final class AttemptEnding extends RuntimeException {
+    public AttemptEnding(String message) {
       super(message, null, false, false);
     }
   }

@@ -88,15 +88,23 @@ public final class LaneGate implements ModelCallGate, AutoCloseable {
 
   @Override
   public void beforeCall(long deadlineEpochMillis) throws InterruptedException {
+    beforeCall(deadlineEpochMillis, 0);
+  }
+
+  @Override
+  public void beforeCall(long deadlineEpochMillis, long lastStartEpochMillis)
+      throws InterruptedException {
     ActivityInfo info = laneCall();
     if (info == null) {
       return;
     }
     String lane = info.getActivityTaskQueue(); // the ledger's key for the lane
-    long deadline =
+    long questionDeadline =
         deadlineEpochMillis > 0
             ? deadlineEpochMillis
             : System.currentTimeMillis() + NO_DEADLINE_WAIT_MILLIS;
+    boolean attemptFirst = lastStartEpochMillis > 0 && lastStartEpochMillis < questionDeadline;
+    long deadline = attemptFirst ? lastStartEpochMillis : questionDeadline;
     double rate = configuredRates.get(lane);
     try {
       rate = ledger.rate(lane, rate);
@@ -105,13 +113,13 @@ public final class LaneGate implements ModelCallGate, AutoCloseable {
     }
     UrgentFirst turns = this.turns.computeIfAbsent(lane, l -> new UrgentFirst());
     if (!turns.enter(priorityKey(info), deadline, LaneGate::heartbeat)) {
-      throw notInTime(lane, info, "waiting for its turn");
+      throw late(lane, info, "waiting for its turn", attemptFirst);
     }
     boolean inFlight = false;
     try {
       inFlight = placeInFlight(lane, callId(info), rate, deadline);
       if (!inFlight) {
-        throw notInTime(lane, info, "waiting for a place among the calls in flight");
+        throw late(lane, info, "waiting for a place among the calls in flight", attemptFirst);
       }
       throttle.acquire(lane, rate);
     } catch (InterruptedException | RuntimeException e) {
@@ -126,6 +134,10 @@ public final class LaneGate implements ModelCallGate, AutoCloseable {
       // the CoDel rule, checked last before the request: its customer has had the prepared answer
       quietly(() -> ledger.endCall(lane, callId(info)));
       throw notInTime(lane, info, "waiting for the throttle");
+    }
+    if (lastStartEpochMillis > 0 && System.currentTimeMillis() > lastStartEpochMillis) {
+      quietly(() -> ledger.endCall(lane, callId(info)));
+      throw late(lane, info, "waiting for the throttle", true);
     }
     if (log.isDebugEnabled()) {
       log.debug("lane {}: call released at {} (epoch ms)", lane, System.currentTimeMillis());
@@ -175,6 +187,18 @@ public final class LaneGate implements ModelCallGate, AutoCloseable {
       }
       Thread.sleep(Math.min(IN_FLIGHT_POLL_MILLIS, deadline - now));
     }
+  }
+
+  /**
+   * Past the question's deadline: it leaves the line. Past its attempt's last start only: it keeps
+   * its place, and its next attempt waits again.
+   */
+  private RuntimeException late(
+      String lane, ActivityInfo info, String doing, boolean attemptEnding) {
+    return attemptEnding
+        ? new AttemptEnding(
+            "lane " + lane + ": this attempt would end before a call made now, " + doing)
+        : notInTime(lane, info, doing);
   }
 
   private DeadlinePassed notInTime(String lane, ActivityInfo info, String doing) {

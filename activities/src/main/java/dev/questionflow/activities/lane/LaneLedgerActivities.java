@@ -103,12 +103,13 @@ public class LaneLedgerActivities implements LaneActivities {
    * own questions that waited to be started do not take the front line from the ones that come
    * after them (newest first, as in adaptive LIFO). The line's length is read before any of the
    * questions admitted at the same moment has entered it, so the front line also takes a ticket
-   * ({@link LaneLedger#takeFrontTicket}: as many as it may hold, refilled at the service rate).
-   * Otherwise it may stand in the standing line behind, which is served with what the front lines
-   * leave of the lane's rate (their arrivals of the last {@value #FRONT_ARRIVALS_SECONDS} s against
-   * its service rate): under a sustained overload that is nothing, so its customers are answered at
-   * once below the model rather than after waiting for a turn that never comes. VIPs, complaints,
-   * upgrades and low-priority questions keep their key.
+   * ({@link LaneLedger#takeFrontTicket}: as many as it may hold, refilled at the service rate); a
+   * fresh question refused a ticket is answered below the model at once, since new questions take
+   * the whole rate right now. Otherwise it may stand in the standing line behind, which is served
+   * with what the front lines leave of the lane's rate (their arrivals of the last {@value
+   * #FRONT_ARRIVALS_SECONDS} s against its service rate): under a sustained overload that is
+   * nothing, so its customers are answered at once below the model rather than after waiting for a
+   * turn that never comes. VIPs, complaints, upgrades and low-priority questions keep their key.
    */
   @Override
   public LanePlace place(LaneEntry entry, long patienceLeftMillis, long waitedMillis) {
@@ -116,16 +117,23 @@ public class LaneLedgerActivities implements LaneActivities {
     LaneSnapshot own = admission(entry);
     // a front line wait of zero turns the front line off: standard questions share one FIFO line
     boolean fresh = frontLineWaitSeconds > 0 && waitedMillis / 1000.0 <= frontLineWaitSeconds;
-    if (entry.priorityKey() != Priorities.FRONT_KEY
-        || fresh
-            && own.waitSeconds() <= frontLineWaitSeconds
-            && ledger.takeFrontTicket(
-                entry.lane(),
-                own.ratePerSecond(),
-                Math.max(1, own.ratePerSecond() * frontLineWaitSeconds))) {
+    if (entry.priorityKey() != Priorities.FRONT_KEY) {
       return own.waitSeconds() <= fits
           ? new LanePlace(entry.priorityKey(), own.waitSeconds())
           : LanePlace.none(own.waitSeconds());
+    }
+    if (fresh && own.waitSeconds() <= frontLineWaitSeconds) {
+      if (ledger.takeFrontTicket(
+          entry.lane(),
+          own.ratePerSecond(),
+          Math.max(1, own.ratePerSecond() * frontLineWaitSeconds))) {
+        return own.waitSeconds() <= fits
+            ? new LanePlace(entry.priorityKey(), own.waitSeconds())
+            : LanePlace.none(own.waitSeconds());
+      }
+      // no ticket: new questions are taking the lane's whole rate this very second (the start of
+      // a burst, before the arrivals of the last seconds show it): the standing line has no turn
+      return LanePlace.none(-1);
     }
     LaneSnapshot standing =
         admission(

@@ -88,6 +88,9 @@ class LanePlaceTest {
     }
 
     assertThat(front).as("1 s at 10 calls/s").isEqualTo(10);
+    assertThat(place(Priorities.FRONT_KEY, PATIENCE).joins())
+        .as("no ticket: the front lines take the whole rate now, the standing line has no turn")
+        .isFalse();
     clock.advance(500);
     assertThat(place(Priorities.FRONT_KEY, PATIENCE).priorityKey())
         .as("refilled at the lane's rate")

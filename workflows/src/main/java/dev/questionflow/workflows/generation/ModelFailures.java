@@ -35,6 +35,13 @@ public final class ModelFailures {
   public static final String SERVER_ERROR = "ModelServerError";
   public static final String UNREACHABLE = "ModelUnreachable";
 
+  /**
+   * The call waited in the lane gate until too little of its activity attempt was left for it: not
+   * called in that attempt; the next one waits in line again (a call outliving its attempt would be
+   * asked twice).
+   */
+  public static final String ATTEMPT_ENDING = "LaneAttemptEnding";
+
   // not retryable
   public static final String CIRCUIT_OPEN = "CircuitOpen";
 

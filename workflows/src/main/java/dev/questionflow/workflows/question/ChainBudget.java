@@ -14,6 +14,12 @@ final class ChainBudget {
   private final long seconds;
   private long startedAt = Workflow.currentTimeMillis();
 
+  /**
+   * When the customer began waiting for this answer: the ask, or the end of the wait for the
+   * session's earlier question (the caller shows that one's answer first).
+   */
+  private long waitingSince = Workflow.getInfo().getRunStartedTimestampMillis();
+
   ChainBudget(long seconds) {
     this.seconds = seconds;
   }
@@ -31,9 +37,14 @@ final class ChainBudget {
 
   /** The question waited for its session's earlier one: the budget starts now (since version 1). */
   void restartAfterSessionWait() {
+    waitingSince = Workflow.currentTimeMillis();
     if (Workflow.getVersion(BUDGET_AFTER_SESSION_WAIT, Workflow.DEFAULT_VERSION, 1) == 1) {
       startedAt = Workflow.currentTimeMillis();
     }
+  }
+
+  long waitingSince() {
+    return waitingSince;
   }
 
   Duration left() {

@@ -186,7 +186,9 @@ final class ModelLane {
       Workflow.await(call::isCompleted);
     }
     String failure = ModelOutcome.failureType(call);
-    if (failure != null && failure.startsWith("Timeout(SCHEDULE_TO_START")) {
+    if (failure != null
+        && (failure.startsWith("Timeout(SCHEDULE_TO_START")
+            || ModelFailures.ATTEMPT_ENDING.equals(failure))) {
       // no call ran that could take the question out of the ledger: it leaves here
       quietly(() -> ledger.leaveLane(entry));
     }

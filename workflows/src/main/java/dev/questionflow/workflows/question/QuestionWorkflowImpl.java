@@ -104,7 +104,9 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
     QueueDeadline deadline = null;
     if (Workflow.getVersion(ModelLane.QUEUE_DEADLINES, Workflow.DEFAULT_VERSION, 1) == 1) {
       outcome.recordFirstAnswer(QueueDeadline.tierOf(question));
-      deadline = QueueDeadline.of(policy, found.matched(), QueueDeadline.tierOf(question));
+      deadline =
+          QueueDeadline.of(
+              policy, found.matched(), QueueDeadline.tierOf(question), budget.waitingSince());
       if (found.matched()) { // a customer who asks again while the model works gets it at once
         Answer ready = FaqRung.askedAgain(found, problems);
         lane.whenAskedAgain(askedAgain, () -> outcome.answerFirst(ready, problems));

@@ -14,13 +14,27 @@ record QueueDeadline(long atEpochMillis, boolean mayShed, String tier) {
 
   private static final String UPGRADE = "upgrade";
 
-  /** From now, the question's queue patience (questions without one: the longest queue wait). */
-  static QueueDeadline of(QuestionPolicy policy, boolean mayShed, String tier) {
+  /**
+   * Version 1: the patience counts from when the customer began waiting ({@link
+   * ChainBudget#waitingSince}), not from the model step: a question that waited for a busy worker
+   * (the CPU behind a burst) has that much less of it left. Before: from the model step.
+   */
+  static final String PATIENCE_FROM_ASKING = "patience-from-asking";
+
+  /**
+   * The question's queue patience (questions without one: the longest queue wait) from {@code
+   * waitingSince}.
+   */
+  static QueueDeadline of(QuestionPolicy policy, boolean mayShed, String tier, long waitingSince) {
     long patience =
         policy.queuePatienceSeconds() > 0
             ? policy.queuePatienceSeconds()
             : policy.maxQueueWaitSeconds();
-    return new QueueDeadline(Workflow.currentTimeMillis() + patience * 1000, mayShed, tier);
+    long from =
+        Workflow.getVersion(PATIENCE_FROM_ASKING, Workflow.DEFAULT_VERSION, 1) == 1
+            ? waitingSince
+            : Workflow.currentTimeMillis();
+    return new QueueDeadline(from + patience * 1000, mayShed, tier);
   }
 
   /** An upgrade's: from now, the upgrade's patience; shed first. */

@@ -80,7 +80,11 @@ class GoldenHistoryReplayTest {
           // at the question's own key; since then the lane places it (front line, standing line)
           "shed-before-front-line",
           "upgraded-before-front-line",
-          "standing-line");
+          "standing-line",
+          // recorded before QueueDeadline.PATIENCE_FROM_ASKING (version 1): the patience counted
+          // from the model step, not from the ask
+          "shed-before-patience-from-asking",
+          "deadline-in-line-before-patience-from-asking");
 
   static Stream<String> goldenPaths() {
     return PATHS.stream();

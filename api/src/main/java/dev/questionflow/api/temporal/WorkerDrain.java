@@ -1,0 +1,101 @@
+package dev.questionflow.api.temporal;
+
+import io.temporal.worker.WorkerFactory;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.stereotype.Component;
+
+/**
+ * Graceful worker shutdown. The Temporal starter's worker factory is a bean whose destroy method
+ * only asks the workers to stop; nothing waits for them, so the service stubs closed right after
+ * and a model call in flight could not report its answer (its question waited for the
+ * start-to-close timeout and a retry). On SIGTERM this lifecycle stops polling at once, beside
+ * Tomcat's graceful shutdown in the same phase, and waits up to {@code cs.shutdown-grace} for the
+ * activities and workflow tasks in flight to finish and report, before any bean is destroyed.
+ */
+@Component
+class WorkerDrain implements SmartLifecycle {
+
+  private static final Logger log = LoggerFactory.getLogger(WorkerDrain.class);
+
+  /** Spring Boot's graceful web server shutdown phase: HTTP and workers drain together. */
+  static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 1024;
+
+  /** Finish a little before Spring's per-phase timeout, so the drain's own log line is written. */
+  private static final Duration MARGIN = Duration.ofMillis(500);
+
+  private final ObjectProvider<WorkerFactory> factory;
+  private final Duration grace;
+  private volatile boolean running;
+
+  WorkerDrain(
+      ObjectProvider<WorkerFactory> factory, @Value("${cs.shutdown-grace:30s}") Duration grace) {
+    this.factory = factory;
+    this.grace = grace;
+  }
+
+  @Override
+  public void start() {
+    running = true;
+  }
+
+  @Override
+  public void stop() {
+    drain();
+  }
+
+  @Override
+  public void stop(Runnable callback) {
+    Thread drainer =
+        new Thread(
+            () -> {
+              try {
+                drain();
+              } finally {
+                callback.run();
+              }
+            },
+            "worker-drain");
+    drainer.start();
+  }
+
+  private void drain() {
+    running = false;
+    WorkerFactory workers = factory.getIfAvailable();
+    if (workers == null || !workers.isStarted() || workers.isTerminated()) {
+      return;
+    }
+    long started = System.nanoTime();
+    log.info("draining the workers: no new tasks, up to {} for the ones in flight", grace);
+    workers.shutdown();
+    long waitMillis = Math.max(0, grace.minus(MARGIN).toMillis());
+    workers.awaitTermination(waitMillis, TimeUnit.MILLISECONDS);
+    double seconds = (System.nanoTime() - started) / 1e9;
+    if (workers.isTerminated()) {
+      log.info("workers drained in {} s", String.format("%.1f", seconds));
+    } else {
+      // what still runs is abandoned: its activities time out and are retried on another instance
+      log.warn(
+          "workers not drained after {} s (cs.shutdown-grace {}): tasks still in flight are"
+              + " abandoned and retried elsewhere",
+          String.format("%.1f", seconds),
+          grace);
+      workers.shutdownNow();
+    }
+  }
+
+  @Override
+  public boolean isRunning() {
+    return running;
+  }
+
+  @Override
+  public int getPhase() {
+    return PHASE;
+  }
+}
