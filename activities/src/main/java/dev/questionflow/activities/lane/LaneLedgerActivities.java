@@ -104,12 +104,13 @@ public class LaneLedgerActivities implements LaneActivities {
    * after them (newest first, as in adaptive LIFO). The line's length is read before any of the
    * questions admitted at the same moment has entered it, so the front line also takes a ticket
    * ({@link LaneLedger#takeFrontTicket}: as many as it may hold, refilled at the service rate); a
-   * fresh question refused a ticket is answered below the model at once, since new questions take
-   * the whole rate right now. Otherwise it may stand in the standing line behind, which is served
-   * with what the front lines leave of the lane's rate (their arrivals of the last {@value
-   * #FRONT_ARRIVALS_SECONDS} s against its service rate): under a sustained overload that is
-   * nothing, so its customers are answered at once below the model rather than after waiting for a
-   * turn that never comes. VIPs, complaints, upgrades and low-priority questions keep their key.
+   * fresh question refused a ticket stands only while the standing line is shorter than a front
+   * line, since new questions take the whole rate right now. Otherwise it may stand in the standing
+   * line behind, which is served with what the front lines leave of the lane's rate (their arrivals
+   * of the last {@value #FRONT_ARRIVALS_SECONDS} s against its service rate): under a sustained
+   * overload that is nothing, so its customers are answered at once below the model rather than
+   * after waiting for a turn that never comes. VIPs, complaints, upgrades and low-priority
+   * questions keep their key.
    */
   @Override
   public LanePlace place(LaneEntry entry, long patienceLeftMillis, long waitedMillis) {
@@ -122,18 +123,17 @@ public class LaneLedgerActivities implements LaneActivities {
           ? new LanePlace(entry.priorityKey(), own.waitSeconds())
           : LanePlace.none(own.waitSeconds());
     }
+    double frontLine = Math.max(1, own.ratePerSecond() * frontLineWaitSeconds);
+    boolean refused = false;
     if (fresh && own.waitSeconds() <= frontLineWaitSeconds) {
-      if (ledger.takeFrontTicket(
-          entry.lane(),
-          own.ratePerSecond(),
-          Math.max(1, own.ratePerSecond() * frontLineWaitSeconds))) {
+      if (ledger.takeFrontTicket(entry.lane(), own.ratePerSecond(), frontLine)) {
         return own.waitSeconds() <= fits
             ? new LanePlace(entry.priorityKey(), own.waitSeconds())
             : LanePlace.none(own.waitSeconds());
       }
-      // no ticket: new questions are taking the lane's whole rate this very second (the start of
-      // a burst, before the arrivals of the last seconds show it): the standing line has no turn
-      return LanePlace.none(-1);
+      // no ticket: new questions take the lane's whole rate this very second (the start of a
+      // burst, before the arrivals of the last seconds show it)
+      refused = true;
     }
     LaneSnapshot standing =
         admission(
@@ -146,6 +146,11 @@ public class LaneLedgerActivities implements LaneActivities {
     double frontRate = java.util.Arrays.stream(arrivals).sum() / (double) FRONT_ARRIVALS_SECONDS;
     double left = standing.ratePerSecond() - frontRate;
     if (!(left > 0) || left < MIN_LEFT_SHARE * standing.ratePerSecond()) {
+      return LanePlace.none(-1);
+    }
+    if (refused && standing.position() >= frontLine) {
+      // the standing line then keeps no more than a front line's worth, to fill the gaps the
+      // front leaves; more would only wait for their deadlines
       return LanePlace.none(-1);
     }
     double wait = standing.position() / left;

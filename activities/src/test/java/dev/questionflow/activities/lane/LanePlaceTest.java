@@ -88,8 +88,13 @@ class LanePlaceTest {
     }
 
     assertThat(front).as("1 s at 10 calls/s").isEqualTo(10);
+    for (int i = 0; i < 10; i++) { // the refused ones stand, as they are placed
+      LanePlace standing = place(Priorities.FRONT_KEY, PATIENCE);
+      assertThat(standing.priorityKey()).isEqualTo(Priorities.STANDING_KEY);
+      ledger.enter(LANE, "standing-" + i, Priorities.STANDING_KEY);
+    }
     assertThat(place(Priorities.FRONT_KEY, PATIENCE).joins())
-        .as("no ticket: the front lines take the whole rate now, the standing line has no turn")
+        .as("no ticket, and a front line's worth already standing: answered at once")
         .isFalse();
     clock.advance(500);
     assertThat(place(Priorities.FRONT_KEY, PATIENCE).priorityKey())

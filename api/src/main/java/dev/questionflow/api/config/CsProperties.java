@@ -37,8 +37,9 @@ public record CsProperties(
   }
 
   /**
-   * How long customers wait for a model ({@code cs.patience}): a question's queue deadline is its
-   * lane entry plus its patience; past it the customer gets the best answer below the model.
+   * How long customers wait for a model ({@code cs.patience}): a question's queue deadline is when
+   * its customer began waiting plus its patience; past it the customer gets the best answer below
+   * the model.
    *
    * @param queue the longest a question waits in a model's line before its call starts (SPEC: the
    *     10 s after which waiting needs a person's attention)

@@ -13,8 +13,11 @@ public final class TrialMode {
 
   private TrialMode() {}
 
-  /** Trial mode as decided from the environment before start-up: the bind address to default to. */
-  public static Map<String, Object> defaultsFor(Map<String, String> env) {
+  /**
+   * Trial mode as decided from the environment before start-up (environment variables, {@code
+   * configtree:} files, any property source): the bind address to default to.
+   */
+  public static Map<String, Object> defaultsFor(java.util.function.UnaryOperator<String> setting) {
     boolean keys =
         java.util.stream.Stream.of(
                 "CALLER_API_KEYS",
@@ -22,8 +25,9 @@ public final class TrialMode {
                 "ADMIN_API_KEY",
                 "STAFF_JWT_ISSUER_URI",
                 "STAFF_JWT_JWK_SET_URI")
-            .anyMatch(name -> env.get(name) != null && !env.get(name).isBlank());
-    String address = env.get("SERVER_ADDRESS");
+            .map(setting)
+            .anyMatch(value -> value != null && !value.isBlank());
+    String address = setting.apply("SERVER_ADDRESS");
     return keys || (address != null && !address.isBlank())
         ? Map.of()
         : Map.of("server.address", "127.0.0.1");

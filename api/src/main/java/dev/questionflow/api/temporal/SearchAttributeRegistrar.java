@@ -1,6 +1,7 @@
 package dev.questionflow.api.temporal;
 
 import dev.questionflow.workflows.SearchAttributes;
+import io.grpc.StatusRuntimeException;
 import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.api.operatorservice.v1.AddSearchAttributesRequest;
 import io.temporal.api.operatorservice.v1.ListSearchAttributesRequest;
@@ -18,6 +19,9 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
 import org.springframework.stereotype.Component;
 
 /**
@@ -32,6 +36,7 @@ class SearchAttributeRegistrar implements SmartInitializingSingleton {
   private final WorkflowServiceStubs stubs;
   private final ObjectProvider<TestWorkflowEnvironment> testEnvironment;
   private final String namespace;
+  private volatile Set<String> missing = Set.of();
 
   SearchAttributeRegistrar(
       @Qualifier("temporalWorkflowServiceStubs") WorkflowServiceStubs stubs,
@@ -56,10 +61,14 @@ class SearchAttributeRegistrar implements SmartInitializingSingleton {
           "registered search attributes {} on the in-process Temporal server", wanted.keySet());
       return;
     }
+    // the stubs' own options (API key, interceptors) over their connection: the raw channel alone
+    // carries no API key
     OperatorServiceStubs operator =
         OperatorServiceStubs.newServiceStubs(
             OperatorServiceStubsOptions.newBuilder()
                 .setChannel(stubs.getRawChannel())
+                .setGrpcMetadataProviders(stubs.getOptions().getGrpcMetadataProviders())
+                .setGrpcClientInterceptors(stubs.getOptions().getGrpcClientInterceptors())
                 .validateAndBuildWithDefaults());
     try {
       Set<String> existing =
@@ -76,16 +85,52 @@ class SearchAttributeRegistrar implements SmartInitializingSingleton {
             "search attributes {} already registered in namespace {}", wanted.keySet(), namespace);
         return;
       }
-      operator
-          .blockingStub()
-          .addSearchAttributes(
-              AddSearchAttributesRequest.newBuilder()
-                  .setNamespace(namespace)
-                  .putAllSearchAttributes(missing)
-                  .build());
-      log.info("registered search attributes {} in namespace {}", missing.keySet(), namespace);
+      try {
+        operator
+            .blockingStub()
+            .addSearchAttributes(
+                AddSearchAttributesRequest.newBuilder()
+                    .setNamespace(namespace)
+                    .putAllSearchAttributes(missing)
+                    .build());
+        log.info("registered search attributes {} in namespace {}", missing.keySet(), namespace);
+      } catch (StatusRuntimeException e) {
+        // Temporal Cloud manages a namespace's attributes with its own tools (tcld, the UI): every
+        // upsert of a missing one would fail, so the instance is not ready until they exist
+        this.missing = Set.copyOf(missing.keySet());
+        log.error(
+            "search attributes {} are missing in namespace {} and the server did not let this"
+                + " instance add them ({}): add them with the server's tools; readiness is DOWN"
+                + " until then",
+            missing.keySet(),
+            namespace,
+            e.getStatus().getCode());
+      }
     } finally {
       operator.shutdown();
     }
+  }
+
+  /** The custom search attributes the namespace lacks and this instance could not add. */
+  Set<String> missing() {
+    return missing;
+  }
+
+  /** Readiness: DOWN, naming them, while attributes every question upserts are missing. */
+  @Bean
+  static HealthIndicator searchAttributesHealthIndicator(
+      ObjectProvider<SearchAttributeRegistrar> registrar) {
+    return () -> {
+      SearchAttributeRegistrar r = registrar.getIfAvailable();
+      Set<String> absent = r == null ? Set.of() : r.missing();
+      return absent.isEmpty()
+          ? Health.up().build()
+          : Health.down()
+              .withDetail("missing", new java.util.TreeSet<>(absent))
+              .withDetail(
+                  "fix",
+                  "add them to the namespace with the server's tools (tcld, temporal operator)")
+              .build();
+    };
   }
 }

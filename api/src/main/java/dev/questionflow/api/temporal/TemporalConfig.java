@@ -38,10 +38,14 @@ class TemporalConfig {
     };
   }
 
-  /** TLS to the frontend when TEMPORAL_TLS_* is set (see {@link TemporalTls}). */
+  /**
+   * TLS to the frontend when TEMPORAL_TLS_* is set (see {@link TemporalTls}), and the API key when
+   * TEMPORAL_API_KEY is ({@link TemporalApiKey}).
+   */
   @Bean
-  TemporalOptionsCustomizer<WorkflowServiceStubsOptions.Builder> temporalTls(TemporalTls tls) {
-    return tls::apply;
+  TemporalOptionsCustomizer<WorkflowServiceStubsOptions.Builder> temporalTls(
+      TemporalTls tls, TemporalApiKey apiKey) {
+    return options -> apiKey.apply(tls.apply(options), tls);
   }
 
   /**

@@ -7,19 +7,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.stereotype.Component;
 
 /**
  * Graceful worker shutdown. The Temporal starter's worker factory is a bean whose destroy method
  * only asks the workers to stop; nothing waits for them, so the service stubs closed right after
  * and a model call in flight could not report its answer (its question waited for the
- * start-to-close timeout and a retry). On SIGTERM this lifecycle stops polling at once, beside
- * Tomcat's graceful shutdown in the same phase, and waits up to {@code cs.shutdown-grace} for the
- * activities and workflow tasks in flight to finish and report, before any bean is destroyed.
+ * start-to-close timeout and a retry). On SIGTERM the context's close event stops polling at once;
+ * then, beside Tomcat's graceful shutdown in the same lifecycle phase, this waits up to {@code
+ * cs.shutdown-grace} for the activities and workflow tasks in flight to finish and report, before
+ * any bean is destroyed. A paused context (the test framework pauses cached ones) keeps its
+ * workers.
  */
 @Component
-class WorkerDrain implements SmartLifecycle {
+class WorkerDrain implements SmartLifecycle, ApplicationListener<ContextClosedEvent> {
 
   private static final Logger log = LoggerFactory.getLogger(WorkerDrain.class);
 
@@ -33,6 +37,9 @@ class WorkerDrain implements SmartLifecycle {
   private final Duration grace;
   private volatile boolean running;
 
+  /** The context is closing (not only paused, as the test framework pauses cached contexts). */
+  private volatile boolean closing;
+
   WorkerDrain(
       ObjectProvider<WorkerFactory> factory, @Value("${cs.shutdown-grace:30s}") Duration grace) {
     this.factory = factory;
@@ -44,6 +51,17 @@ class WorkerDrain implements SmartLifecycle {
     running = true;
   }
 
+  /** Closing: no new tasks from now on, while HTTP and the lifecycle's stop phase begin. */
+  @Override
+  public void onApplicationEvent(ContextClosedEvent event) {
+    closing = true;
+    WorkerFactory workers = factory.getIfAvailable();
+    if (workers != null && workers.isStarted() && !workers.isShutdown()) {
+      log.info("draining the workers: no new tasks, up to {} for the ones in flight", grace);
+      workers.shutdown();
+    }
+  }
+
   @Override
   public void stop() {
     drain();
@@ -51,6 +69,11 @@ class WorkerDrain implements SmartLifecycle {
 
   @Override
   public void stop(Runnable callback) {
+    if (!closing) { // a pause: the workers keep running and start() has nothing to restart
+      running = false;
+      callback.run();
+      return;
+    }
     Thread drainer =
         new Thread(
             () -> {
@@ -67,11 +90,10 @@ class WorkerDrain implements SmartLifecycle {
   private void drain() {
     running = false;
     WorkerFactory workers = factory.getIfAvailable();
-    if (workers == null || !workers.isStarted() || workers.isTerminated()) {
+    if (!closing || workers == null || !workers.isStarted() || workers.isTerminated()) {
       return;
     }
     long started = System.nanoTime();
-    log.info("draining the workers: no new tasks, up to {} for the ones in flight", grace);
     workers.shutdown();
     long waitMillis = Math.max(0, grace.minus(MARGIN).toMillis());
     workers.awaitTermination(waitMillis, TimeUnit.MILLISECONDS);

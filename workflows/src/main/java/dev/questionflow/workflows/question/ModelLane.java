@@ -33,9 +33,10 @@ final class ModelLane {
   private static final Logger log = Workflow.getLogger(ModelLane.class);
 
   /**
-   * Version 1: every question has a queue deadline (its lane entry plus its patience) and is
-   * admitted to a lane only when its projected wait fits it; asked once per question, before the
-   * model step, so questions from before it take {@link LaneCallsBeforeDeadlines}.
+   * Version 1: every question has a queue deadline (the moment its customer began waiting plus its
+   * patience) and is admitted to a lane only when its projected wait fits it; asked once per
+   * question, before the model step, so questions from before it take {@link
+   * LaneCallsBeforeDeadlines}.
    */
   static final String QUEUE_DEADLINES = "queue-deadlines";
 

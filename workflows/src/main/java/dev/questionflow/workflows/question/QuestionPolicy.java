@@ -25,8 +25,8 @@ import java.util.Map;
  *     lane's ledger (a local activity: O(1) history events per interval); between refreshes the
  *     status query projects it
  * @param queuePatienceSeconds the longest this question may wait in a model's line before its call
- *     starts (its queue deadline is its lane entry plus this); 0 = no deadline of its own
- *     (questions accepted before deadlines: up to {@code maxQueueWaitSeconds})
+ *     starts (its queue deadline is the ask plus this); 0 = no deadline of its own (questions
+ *     accepted before deadlines: up to {@code maxQueueWaitSeconds})
  * @param upgradePatienceSeconds the caller asked for a fuller model answer after a quick one: how
  *     long that upgrade may wait in the line at the lowest priority; 0 = no upgrade
  */

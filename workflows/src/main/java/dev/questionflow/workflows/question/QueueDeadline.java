@@ -3,8 +3,9 @@ package dev.questionflow.workflows.question;
 import io.temporal.workflow.Workflow;
 
 /**
- * A question's deadline in the models' lines: no model call of it starts later (the lane entry plus
- * its patience). Part of the workflow's state, decided from its input, so it survives any instance.
+ * A question's deadline in the models' lines: no model call of it starts later (when its customer
+ * began waiting, plus its patience). Part of the workflow's state, decided from its input, so it
+ * survives any instance.
  *
  * @param mayShed whether the question may be answered below the model at admission (it has a
  *     prepared answer); one without waits for the model until its deadline, then is handed over

@@ -1,0 +1,42 @@
+package dev.questionflow.api.temporal;
+
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * An API key for the Temporal frontend ({@code TEMPORAL_API_KEY}: Temporal Cloud's, or a
+ * self-hosted server's authorizer's), sent as a bearer token on every call of every stub built from
+ * these options, the operator stubs of {@link SearchAttributeRegistrar} included. A key travels
+ * only over TLS: without any {@code TEMPORAL_TLS_*} setting it turns TLS on with the system's CAs.
+ *
+ * @param apiKey the key; blank = none
+ */
+@ConfigurationProperties("cs.temporal")
+public record TemporalApiKey(String apiKey) {
+
+  public TemporalApiKey {
+    apiKey = apiKey == null || apiKey.isBlank() ? null : apiKey.strip();
+  }
+
+  public boolean present() {
+    return apiKey != null;
+  }
+
+  /** The stubs' options with the key added (after {@link TemporalTls#apply}). */
+  public WorkflowServiceStubsOptions.Builder apply(
+      WorkflowServiceStubsOptions.Builder options, TemporalTls tls) {
+    if (!present()) {
+      return options;
+    }
+    if (!tls.on()) {
+      options.setEnableHttps(true);
+    }
+    String key = apiKey;
+    return options.addApiKey(() -> key);
+  }
+
+  @Override
+  public String toString() {
+    return "TemporalApiKey[" + (present() ? "set" : "none") + "]"; // never the key
+  }
+}
