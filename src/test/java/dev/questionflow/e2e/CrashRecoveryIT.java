@@ -47,8 +47,11 @@ class CrashRecoveryIT {
             Map.of(
                 "TASK_QUEUE", Infra.uniqueTaskQueue("crash"),
                 "LLM_BASE_URL", model.baseUrl(),
-                // all 20 model calls in flight at once (the lane's default cap is 5 per worker)
-                "LANE_PRIMARY_MAX_CONCURRENT", String.valueOf(QUESTIONS),
+                // all 20 model calls in flight at once (the lane's default cap is 5 per worker),
+                // and as many again for the retries: the killed process's places among the calls
+                // in flight stay taken until their lease runs out, and a retry that waited for them
+                // would start too late in its attempt to finish the call within it
+                "LANE_PRIMARY_MAX_CONCURRENT", String.valueOf(2 * QUESTIONS),
                 // a lost attempt is retried once its start-to-close timeout runs out
                 "CS_ACTIVITIES_GENERATION_STARTTOCLOSETIMEOUT", "8s",
                 // this is about exactly-once after a kill, not the budget: kill, restart, retried
