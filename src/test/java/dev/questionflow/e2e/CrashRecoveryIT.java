@@ -68,15 +68,8 @@ class CrashRecoveryIT {
 
   @AfterAll
   static void stop() throws Exception {
-    if (app != null) {
-      app.close();
-    }
-    if (model != null) {
-      model.close();
-    }
-    if (temporal != null) {
-      temporal.getWorkflowServiceStubs().shutdown();
-    }
+    Infra.closeAll(
+        app, model, temporal == null ? null : temporal.getWorkflowServiceStubs()::shutdown);
   }
 
   @Test

@@ -63,17 +63,11 @@ class GracefulShutdownIT {
 
   @AfterAll
   static void stop() throws Exception {
-    for (AppProcess app : new AppProcess[] {stopping, staying}) {
-      if (app != null) {
-        app.close();
-      }
-    }
-    if (model != null) {
-      model.close();
-    }
-    if (temporal != null) {
-      temporal.getWorkflowServiceStubs().shutdown();
-    }
+    Infra.closeAll(
+        stopping,
+        staying,
+        model,
+        temporal == null ? null : temporal.getWorkflowServiceStubs()::shutdown);
   }
 
   @Test

@@ -84,17 +84,12 @@ class RolesIT {
 
   @AfterAll
   static void stop() throws Exception {
-    for (AppProcess app : new AppProcess[] {api, workerOne, workerTwo}) {
-      if (app != null) {
-        app.close();
-      }
-    }
-    if (model != null) {
-      model.close();
-    }
-    if (temporal != null) {
-      temporal.getWorkflowServiceStubs().shutdown();
-    }
+    Infra.closeAll(
+        api,
+        workerOne,
+        workerTwo,
+        model,
+        temporal == null ? null : temporal.getWorkflowServiceStubs()::shutdown);
   }
 
   @Test

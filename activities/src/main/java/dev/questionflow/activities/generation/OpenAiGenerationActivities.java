@@ -16,7 +16,6 @@ import dev.questionflow.workflows.generation.GenerationRequest;
 import dev.questionflow.workflows.generation.GenerationResult;
 import dev.questionflow.workflows.generation.ModelFailures;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.temporal.activity.Activity;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Duration;
 import java.util.HashMap;
@@ -232,9 +231,9 @@ public class OpenAiGenerationActivities implements GenerationActivities {
           ModelFailures.CIRCUIT_OPEN);
     }
     var messages = prompts.messages(request.knowledge(), history, request.question());
-    long attemptEnds = attemptEndsEpochMillis();
+    AttemptLimit attempt = AttemptLimit.current();
     try {
-      gate.beforeCall(request.queueDeadlineEpochMillis(), lastStart(attemptEnds));
+      gate.beforeCall(request.queueDeadlineEpochMillis(), attempt.lastStartEpochMillis());
     } catch (ModelCallGate.AttemptEnding e) {
       breaker.releasePermission(); // not asked: back to the line for the next attempt
       throw ApplicationFailure.newFailure(e.getMessage(), ModelFailures.ATTEMPT_ENDING);
@@ -251,7 +250,7 @@ public class OpenAiGenerationActivities implements GenerationActivities {
       throw e;
     }
     long started = System.nanoTime();
-    long budget = callBudgetMillis(request.callBudgetMillis(), attemptEnds);
+    long budget = attempt.callBudgetMillis(request.callBudgetMillis());
     ChatResponse response;
     try {
       response = BudgetedChat.chat(model.client(), messages, model.settings().timeout(), budget);
@@ -315,59 +314,6 @@ public class OpenAiGenerationActivities implements GenerationActivities {
     breaker.onSuccess(System.nanoTime() - started, TimeUnit.NANOSECONDS);
     return new GenerationResult(
         GenerationResult.Outcome.ANSWERED, text, model.settings().modelName());
-  }
-
-  /**
-   * A call is not started with less than this left of its activity attempt: the attempt's
-   * start-to-close would end it (the answer lost) and the retry would ask the model again.
-   */
-  static final java.time.Duration SHORTEST_CALL = java.time.Duration.ofSeconds(10);
-
-  /** Ends a call this long before its attempt, so its outcome is reported in time. */
-  private static final long ATTEMPT_MARGIN_MILLIS = 1000;
-
-  /** The attempt's start-to-close, while this thread runs one (null: not in an activity). */
-  private static java.time.Duration attemptLimit() {
-    try {
-      java.time.Duration limit = Activity.getExecutionContext().getInfo().getStartToCloseTimeout();
-      return limit == null || limit.isZero() ? null : limit;
-    } catch (IllegalStateException e) {
-      return null; // a direct call, not an activity
-    }
-  }
-
-  /**
-   * When this activity attempt's start-to-close timeout ends it (0: none). Taken when the attempt
-   * starts to run, a few milliseconds after the server started it.
-   */
-  private static long attemptEndsEpochMillis() {
-    java.time.Duration limit = attemptLimit();
-    return limit == null ? 0 : System.currentTimeMillis() + limit.toMillis();
-  }
-
-  /**
-   * The last moment a call may start in this attempt: {@link #SHORTEST_CALL} before its end, or
-   * half-way through a shorter attempt (0: no limit).
-   */
-  private static long lastStart(long attemptEnds) {
-    java.time.Duration limit = attemptLimit();
-    if (attemptEnds <= 0 || limit == null) {
-      return 0;
-    }
-    return attemptEnds - Math.min(SHORTEST_CALL.toMillis(), limit.toMillis() / 2);
-  }
-
-  /**
-   * The chain budget of a call, cut to what its attempt has left: a call never outlives the attempt
-   * that made it, so its answer is never lost to a timeout and asked for again.
-   */
-  static long callBudgetMillis(long chainBudgetMillis, long attemptEndsEpochMillis) {
-    if (attemptEndsEpochMillis <= 0) {
-      return chainBudgetMillis;
-    }
-    long left =
-        Math.max(1, attemptEndsEpochMillis - System.currentTimeMillis() - ATTEMPT_MARGIN_MILLIS);
-    return chainBudgetMillis > 0 ? Math.min(chainBudgetMillis, left) : left;
   }
 
   private static long elapsedMillis(long startedNanos) {

@@ -601,16 +601,16 @@ class OpenAiGenerationActivitiesTest {
   void aCallNeverOutlivesTheAttemptThatMakesIt() {
     long now = System.currentTimeMillis();
 
-    assertThat(OpenAiGenerationActivities.callBudgetMillis(30_000, 0))
+    assertThat(AttemptLimit.NONE.callBudgetMillis(30_000))
         .as("not in an activity: the chain budget")
         .isEqualTo(30_000);
-    assertThat(OpenAiGenerationActivities.callBudgetMillis(5_000, now + 28_000))
+    assertThat(new AttemptLimit(now + 28_000, 28_000).callBudgetMillis(5_000))
         .as("the chain budget is shorter")
         .isEqualTo(5_000);
-    assertThat(OpenAiGenerationActivities.callBudgetMillis(30_000, now + 12_000))
+    assertThat(new AttemptLimit(now + 12_000, 28_000).callBudgetMillis(30_000))
         .as("what the attempt has left, less a second to report")
         .isBetween(10_500L, 11_000L);
-    assertThat(OpenAiGenerationActivities.callBudgetMillis(0, now + 12_000))
+    assertThat(new AttemptLimit(now + 12_000, 28_000).callBudgetMillis(0))
         .as("no chain budget: still the attempt's")
         .isBetween(10_500L, 11_000L);
   }

@@ -36,7 +36,9 @@ class SearchAttributeRegistrar implements SmartInitializingSingleton {
   private final WorkflowServiceStubs stubs;
   private final ObjectProvider<TestWorkflowEnvironment> testEnvironment;
   private final String namespace;
-  private volatile Set<String> missing = Set.of();
+
+  /** The attributes the namespace lacks and the server did not let this instance add. */
+  private volatile Set<String> unregistered = Set.of();
 
   SearchAttributeRegistrar(
       @Qualifier("temporalWorkflowServiceStubs") WorkflowServiceStubs stubs,
@@ -97,7 +99,7 @@ class SearchAttributeRegistrar implements SmartInitializingSingleton {
       } catch (StatusRuntimeException e) {
         // Temporal Cloud manages a namespace's attributes with its own tools (tcld, the UI): every
         // upsert of a missing one would fail, so the instance is not ready until they exist
-        this.missing = Set.copyOf(missing.keySet());
+        unregistered = Set.copyOf(missing.keySet());
         log.error(
             "search attributes {} are missing in namespace {} and the server did not let this"
                 + " instance add them ({}): add them with the server's tools; readiness is DOWN"
@@ -113,7 +115,7 @@ class SearchAttributeRegistrar implements SmartInitializingSingleton {
 
   /** The custom search attributes the namespace lacks and this instance could not add. */
   Set<String> missing() {
-    return missing;
+    return unregistered;
   }
 
   /** Readiness: DOWN, naming them, while attributes every question upserts are missing. */

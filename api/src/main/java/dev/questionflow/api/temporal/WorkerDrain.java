@@ -37,8 +37,11 @@ class WorkerDrain implements SmartLifecycle, ApplicationListener<ContextClosedEv
   private final Duration grace;
   private volatile boolean running;
 
-  /** The context is closing (not only paused, as the test framework pauses cached contexts). */
-  private volatile boolean closing;
+  /**
+   * When the context began to close and the workers stopped polling (System.nanoTime); 0 while it
+   * is not closing (a paused context, as the test framework pauses cached ones, is not closing).
+   */
+  private volatile long closingSince;
 
   WorkerDrain(
       ObjectProvider<WorkerFactory> factory, @Value("${cs.shutdown-grace:30s}") Duration grace) {
@@ -54,7 +57,7 @@ class WorkerDrain implements SmartLifecycle, ApplicationListener<ContextClosedEv
   /** Closing: no new tasks from now on, while HTTP and the lifecycle's stop phase begin. */
   @Override
   public void onApplicationEvent(ContextClosedEvent event) {
-    closing = true;
+    closingSince = System.nanoTime();
     WorkerFactory workers = factory.getIfAvailable();
     if (workers != null && workers.isStarted() && !workers.isShutdown()) {
       log.info("draining the workers: no new tasks, up to {} for the ones in flight", grace);
@@ -69,7 +72,7 @@ class WorkerDrain implements SmartLifecycle, ApplicationListener<ContextClosedEv
 
   @Override
   public void stop(Runnable callback) {
-    if (!closing) { // a pause: the workers keep running and start() has nothing to restart
+    if (closingSince == 0) { // a pause: the workers keep running, start() has nothing to restart
       running = false;
       callback.run();
       return;
@@ -90,11 +93,10 @@ class WorkerDrain implements SmartLifecycle, ApplicationListener<ContextClosedEv
   private void drain() {
     running = false;
     WorkerFactory workers = factory.getIfAvailable();
-    if (!closing || workers == null || !workers.isStarted() || workers.isTerminated()) {
+    if (closingSince == 0 || workers == null || !workers.isStarted() || workers.isTerminated()) {
       return;
     }
-    long started = System.nanoTime();
-    workers.shutdown();
+    long started = closingSince; // they stopped polling then (onApplicationEvent)
     long waitMillis = Math.max(0, grace.minus(MARGIN).toMillis());
     workers.awaitTermination(waitMillis, TimeUnit.MILLISECONDS);
     double seconds = (System.nanoTime() - started) / 1e9;
