@@ -53,4 +53,10 @@ record AttemptLimit(long endsAtEpochMillis, long startToCloseMillis) {
     long left = Math.max(1, endsAtEpochMillis - System.currentTimeMillis() - MARGIN_MILLIS);
     return chainBudgetMillis > 0 ? Math.min(chainBudgetMillis, left) : left;
   }
+
+  /** Whether a call's budget was cut by the attempt rather than by its chain budget. */
+  boolean cutShort(long chainBudgetMillis, long callBudgetMillis) {
+    return endsAtEpochMillis > 0
+        && (chainBudgetMillis <= 0 || callBudgetMillis < chainBudgetMillis);
+  }
 }

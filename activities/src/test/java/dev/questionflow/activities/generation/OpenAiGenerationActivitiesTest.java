@@ -613,5 +613,11 @@ class OpenAiGenerationActivitiesTest {
     assertThat(new AttemptLimit(now + 12_000, 28_000).callBudgetMillis(0))
         .as("no chain budget: still the attempt's")
         .isBetween(10_500L, 11_000L);
+
+    AttemptLimit attempt = new AttemptLimit(now + 12_000, 28_000);
+    assertThat(attempt.cutShort(30_000, 11_000)).as("the attempt ended the call").isTrue();
+    assertThat(attempt.cutShort(5_000, 5_000)).as("the chain budget ended it").isFalse();
+    assertThat(attempt.cutShort(0, 11_000)).as("no chain budget: the attempt's").isTrue();
+    assertThat(AttemptLimit.NONE.cutShort(30_000, 30_000)).as("not in an activity").isFalse();
   }
 }
