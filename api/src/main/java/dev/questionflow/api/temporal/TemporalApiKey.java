@@ -1,5 +1,6 @@
 package dev.questionflow.api.temporal;
 
+import dev.questionflow.workflows.connection.FrontendAccess;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -22,17 +23,10 @@ public record TemporalApiKey(String apiKey) {
     return apiKey != null;
   }
 
-  /** The stubs' options with the key added (after {@link TemporalTls#apply}). */
+  /** The stubs' options with TLS and the key applied ({@link FrontendAccess}). */
   public WorkflowServiceStubsOptions.Builder apply(
       WorkflowServiceStubsOptions.Builder options, TemporalTls tls) {
-    if (!present()) {
-      return options;
-    }
-    if (!tls.on()) {
-      options.setEnableHttps(true);
-    }
-    String key = apiKey;
-    return options.addApiKey(() -> key);
+    return tls.access(apiKey).apply(options);
   }
 
   @Override

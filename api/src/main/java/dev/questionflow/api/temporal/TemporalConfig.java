@@ -45,7 +45,7 @@ class TemporalConfig {
   @Bean
   TemporalOptionsCustomizer<WorkflowServiceStubsOptions.Builder> temporalTls(
       TemporalTls tls, TemporalApiKey apiKey) {
-    return options -> apiKey.apply(tls.apply(options), tls);
+    return options -> apiKey.apply(options, tls);
   }
 
   /**

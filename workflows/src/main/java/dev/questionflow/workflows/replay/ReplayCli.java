@@ -2,6 +2,7 @@ package dev.questionflow.workflows.replay;
 
 import dev.questionflow.workflows.codec.EncryptionCodec;
 import dev.questionflow.workflows.codec.PayloadKeys;
+import dev.questionflow.workflows.connection.FrontendAccess;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.common.WorkflowExecutionHistory;
@@ -15,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * {@code bin/replay}: replays workflow histories against the current workflow code and says clearly
@@ -22,7 +24,8 @@ import java.util.List;
  * 1), or could not be replayed (exit 2).
  *
  * <pre>
- *   bin/replay WORKFLOW_ID [--run-id RUN_ID]      # fetched from TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE
+ *   bin/replay WORKFLOW_ID [--run-id RUN_ID]      # fetched from TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE,
+ *                                                 # with TEMPORAL_TLS_* and TEMPORAL_API_KEY as the app
  *   bin/replay --file history.json [--file ...]   # exported by GET /api/v1/admin/questions/{id}/history,
  *                                                 # or `temporal workflow show -w ID --output json`
  *   PAYLOAD_KEYS=... bin/replay ...               # encrypted histories: the app's keys
@@ -43,10 +46,26 @@ public final class ReplayCli {
   private ReplayCli() {}
 
   public static void main(String[] args) {
-    System.exit(run(args, HistoryReplay.CURRENT_WORKFLOWS, System.out));
+    System.exit(run(args, System::getenv, System.out));
+  }
+
+  /**
+   * Runs as {@code bin/replay} with these arguments and environment against the current workflow
+   * code.
+   */
+  public static int run(String[] args, Function<String, String> env, PrintStream out) {
+    return run(args, HistoryReplay.CURRENT_WORKFLOWS, env, out);
   }
 
   static int run(String[] args, List<Class<?>> implementations, PrintStream out) {
+    return run(args, implementations, System::getenv, out);
+  }
+
+  private static int run(
+      String[] args,
+      List<Class<?>> implementations,
+      Function<String, String> env,
+      PrintStream out) {
     List<Path> files = new ArrayList<>();
     String workflowId = null;
     String runId = null;
@@ -86,7 +105,7 @@ public final class ReplayCli {
             new Loaded(WorkflowExecutionHistory.fromJson(Files.readString(file), name), null));
       }
       if (workflowId != null) {
-        histories.add(fetch(workflowId, runId, out));
+        histories.add(fetch(workflowId, runId, env, out));
       }
     } catch (IOException | RuntimeException e) {
       out.println("ERROR could not load the history: " + e.getMessage());
@@ -94,7 +113,7 @@ public final class ReplayCli {
     }
     PayloadKeys keys;
     try {
-      keys = keys();
+      keys = keys(env);
     } catch (IllegalArgumentException e) {
       out.println("ERROR " + e.getMessage());
       return ERROR;
@@ -146,13 +165,24 @@ public final class ReplayCli {
     }
   }
 
-  private static Loaded fetch(String workflowId, String runId, PrintStream out) {
-    String address = env("TEMPORAL_ADDRESS", "127.0.0.1:7233");
-    String namespace = env("TEMPORAL_NAMESPACE", "default");
-    out.println("fetching " + workflowId + " from " + address + " (namespace " + namespace + ")");
+  private static Loaded fetch(
+      String workflowId, String runId, Function<String, String> env, PrintStream out) {
+    String address = orDefault(env.apply("TEMPORAL_ADDRESS"), "127.0.0.1:7233");
+    String namespace = orDefault(env.apply("TEMPORAL_NAMESPACE"), "default");
+    FrontendAccess access = FrontendAccess.fromEnvironment(env);
+    out.println(
+        "fetching "
+            + workflowId
+            + " from "
+            + address
+            + " (namespace "
+            + namespace
+            + (access.tlsConfigured() || access.apiKey() != null ? ", TLS" : "")
+            + (access.apiKey() != null ? ", API key" : "")
+            + ")");
     WorkflowServiceStubs stubs =
         WorkflowServiceStubs.newServiceStubs(
-            WorkflowServiceStubsOptions.newBuilder().setTarget(address).build());
+            access.apply(WorkflowServiceStubsOptions.newBuilder().setTarget(address)).build());
     try {
       WorkflowClient client =
           WorkflowClient.newInstance(
@@ -172,19 +202,19 @@ public final class ReplayCli {
    * Encrypted histories need the keys they were written under: {@code PAYLOAD_KEYS}, as the app has
    * it (histories without encryption replay with or without it).
    */
-  private static PayloadKeys keys() {
-    String keys = System.getenv("PAYLOAD_KEYS");
+  private static PayloadKeys keys(Function<String, String> env) {
+    String keys = env.apply("PAYLOAD_KEYS");
     return keys == null || keys.isBlank() ? null : PayloadKeys.parse(keys);
   }
 
-  private static String env(String name, String fallback) {
-    String value = System.getenv(name);
+  private static String orDefault(String value, String fallback) {
     return value == null || value.isBlank() ? fallback : value;
   }
 
   private static void usage(PrintStream out) {
     out.println(
-        "usage: bin/replay WORKFLOW_ID [--run-id RUN_ID]   (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE)");
+        "usage: bin/replay WORKFLOW_ID [--run-id RUN_ID]   (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,"
+            + " TEMPORAL_TLS_*, TEMPORAL_API_KEY)");
     out.println("       bin/replay --file history.json [--file more.json ...]");
     out.println("       encrypted histories: set PAYLOAD_KEYS as the app has it");
   }

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 class ModuleWallsTest {
 
   private static final String CODEC = "dev.questionflow.workflows.codec..";
+  private static final String CONNECTION = "dev.questionflow.workflows.connection..";
 
   private static final JavaClasses WORKFLOWS =
       new ClassFileImporter()
@@ -26,7 +27,7 @@ class ModuleWallsTest {
   void workflowCodeSeesOnlyTheTemporalSdkAndItsOwnTypes() {
     classes()
         .that()
-        .resideOutsideOfPackage(CODEC)
+        .resideOutsideOfPackages(CODEC, CONNECTION)
         .should()
         .onlyDependOnClassesThat()
         .resideInAnyPackage(
@@ -61,6 +62,28 @@ class ModuleWallsTest {
         .should()
         .dependOnClassesThat()
         .resideInAPackage(CODEC)
+        .check(WORKFLOWS);
+  }
+
+  /**
+   * How clients reach the frontend (TLS, API key) sits beside the workflows for bin/replay and the
+   * app; workflow code itself never uses it.
+   */
+  @Test
+  void theFrontendConnectionIsNotWorkflowCode() {
+    classes()
+        .that()
+        .resideInAPackage(CONNECTION)
+        .should()
+        .onlyDependOnClassesThat()
+        .resideInAnyPackage(CONNECTION, "io.temporal..", "io.grpc..", "java..", "javax.net..")
+        .check(WORKFLOWS);
+    noClasses()
+        .that()
+        .resideOutsideOfPackages(CONNECTION, "dev.questionflow.workflows.replay..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage(CONNECTION)
         .check(WORKFLOWS);
   }
 }
