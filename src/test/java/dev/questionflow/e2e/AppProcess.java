@@ -49,11 +49,22 @@ final class AppProcess implements AutoCloseable {
 
   private final List<String> jvmArgs;
 
-  private AppProcess(Map<String, String> env, Path log, int port, List<String> jvmArgs) {
+  /** How the app is launched other than {@code java -jar} (an image's entrypoint), or null. */
+  private final Launch launch;
+
+  /**
+   * A command that runs the app, in a working directory (null: the test's): e.g. an image's
+   * entrypoint, as the image's user.
+   */
+  record Launch(List<String> command, Path directory) {}
+
+  private AppProcess(
+      Map<String, String> env, Path log, int port, List<String> jvmArgs, Launch launch) {
     this.env = env;
     this.log = log;
     this.port = port;
     this.jvmArgs = jvmArgs;
+    this.launch = launch;
   }
 
   /**
@@ -82,6 +93,18 @@ final class AppProcess implements AutoCloseable {
   /** The same, with these JVM flags. */
   static AppProcess start(String name, Map<String, String> overrides, List<String> jvmArgs)
       throws Exception {
+    return start(name, overrides, jvmArgs, null);
+  }
+
+  /** The same environment, launched by {@code launch} instead of {@code java -jar}. */
+  static AppProcess start(String name, Map<String, String> overrides, Launch launch)
+      throws Exception {
+    return start(name, overrides, List.of(), launch);
+  }
+
+  private static AppProcess start(
+      String name, Map<String, String> overrides, List<String> jvmArgs, Launch launch)
+      throws Exception {
     int port = freePort();
     Map<String, String> env = new HashMap<>();
     env.put("TEMPORAL_ADDRESS", Infra.temporalAddress());
@@ -103,31 +126,39 @@ final class AppProcess implements AutoCloseable {
     Path log = Infra.workDir().resolve(name + ".log");
     Files.deleteIfExists(
         log); // a restart appends; a new start must not show an earlier build's lines
-    AppProcess app = new AppProcess(env, log, port, jvmArgs);
+    AppProcess app = new AppProcess(env, log, port, jvmArgs, launch);
     app.launch();
     return app;
   }
 
   private void launch() throws Exception {
-    Path jar = Path.of(System.getProperty("app.jar", "api/target/questionflow-exec.jar"));
-    if (!Files.exists(jar)) {
-      throw new IllegalStateException(
-          "the app jar is missing: " + jar.toAbsolutePath() + " (run mvn package)");
-    }
     ProcessBuilder builder =
-        new ProcessBuilder(command(jar))
+        new ProcessBuilder(launch == null ? command(appJar()) : launch.command())
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    if (launch != null && launch.directory() != null) {
+      builder.directory(launch.directory().toFile());
+    }
     builder.environment().putAll(env);
     process = builder.start();
     try {
-      awaitHealthy(Duration.ofSeconds(120));
+      // an image started without its baked indexes builds them first
+      awaitHealthy(Duration.ofSeconds(launch == null ? 120 : 300));
     } catch (RuntimeException | Error e) {
       process
           .destroyForcibly(); // the caller never gets an AppProcess to close: do not leave the JVM
       // running
       throw e;
     }
+  }
+
+  private static Path appJar() {
+    Path jar = Path.of(System.getProperty("app.jar", "api/target/questionflow-exec.jar"));
+    if (!Files.exists(jar)) {
+      throw new IllegalStateException(
+          "the app jar is missing: " + jar.toAbsolutePath() + " (run mvn package)");
+    }
+    return jar;
   }
 
   /**

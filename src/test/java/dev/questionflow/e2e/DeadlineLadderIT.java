@@ -175,9 +175,11 @@ class DeadlineLadderIT {
               }
             });
     // the arrival pattern of the scenario: the next question comes once the burst's front line
-    // has been called (about 3, and a few more that were admitted at the same moment: 5 calls,
-    // 2.5 s) and its standing line waits
-    await().atMost(Duration.ofSeconds(10)).until(() -> modelCallsOf(run) >= 5);
+    // has been called (about 3 calls, 1.5 s) and its standing line waits. The standing line is
+    // short (a refused front ticket stands only while the standing line is under a front line's
+    // worth), and at 2 calls/s it is called within a second or two: asked later, the question
+    // would find no standing question left to pass
+    await().atMost(Duration.ofSeconds(10)).until(() -> modelCallsOf(run) >= 3);
     Asked after = askAll(List.of(late), Map.of()).get(0);
     List<Asked> burstAnswers = burstAsked.join();
 
@@ -203,7 +205,7 @@ class DeadlineLadderIT {
         .as(
             "the burst's standing questions called after the one that came later (first in,"
                 + " first out: none; a few already handed to a worker go first)")
-        .isGreaterThanOrEqualTo(2);
+        .isGreaterThanOrEqualTo(1);
     assertThat(after.secondsToAnswer())
         .as("a turn of the lane (0.5 s), the model's 1 s and the workflow's steps")
         .isLessThan(3.5);

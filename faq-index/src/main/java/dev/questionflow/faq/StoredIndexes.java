@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexFileNames;
+import org.apache.lucene.store.ByteBuffersDirectory;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.slf4j.Logger;
@@ -105,6 +106,9 @@ final class StoredIndexes {
       Writer writer,
       Opener<T> opener) {
     Path key = folder.toAbsolutePath().normalize();
+    if (Files.isDirectory(key) && !Files.isWritable(key)) {
+      return openReadOnly(key, fingerprintKey, fingerprint, what, writer, opener);
+    }
     synchronized (lockFor(key)) {
       Directory dir = null;
       try (FileChannel ignored = buildLock(key, what)) {
@@ -134,6 +138,48 @@ final class StoredIndexes {
         closeQuietly(dir);
         throw e;
       }
+    }
+  }
+
+  /**
+   * A folder this process cannot write: an index baked into a read-only image (bin/image). Nobody
+   * builds there, so no lock is taken; a matching index is opened as it is. One that does not match
+   * (an image built from another pack or model) cannot be rebuilt in place: the index is built in
+   * memory, as without a folder, and the log says why the start is slow.
+   */
+  private static <T> T openReadOnly(
+      Path folder,
+      String fingerprintKey,
+      String fingerprint,
+      String what,
+      Writer writer,
+      Opener<T> opener) {
+    Directory dir = null;
+    try {
+      dir = FSDirectory.open(folder);
+      String stored = storedFingerprint(dir, fingerprintKey);
+      if (fingerprint.equals(stored)) {
+        log.info("Opening {} stored read-only in {}", what, folder);
+        return opener.open(dir, false);
+      }
+      dir.close();
+      log.warn(
+          "{} in read-only {} does not match (stored fingerprint {}, wanted {}): building it in"
+              + " memory; bake the image again (bin/image) or point FAQ_INDEX_DIR to a writable"
+              + " folder",
+          what,
+          folder,
+          stored,
+          fingerprint);
+      dir = new ByteBuffersDirectory();
+      writer.write(dir, fingerprint);
+      return opener.open(dir, true);
+    } catch (IOException e) {
+      closeQuietly(dir);
+      throw new UncheckedIOException("Cannot open " + what + " in " + folder, e);
+    } catch (RuntimeException e) {
+      closeQuietly(dir);
+      throw e;
     }
   }
 
