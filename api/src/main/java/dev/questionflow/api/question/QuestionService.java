@@ -4,6 +4,7 @@ import dev.questionflow.activities.redis.LazyRedis;
 import dev.questionflow.activities.session.SessionActivitiesImpl;
 import dev.questionflow.api.config.CsProperties;
 import dev.questionflow.api.security.Requester;
+import dev.questionflow.api.temporal.WorkerVersioning;
 import dev.questionflow.api.web.InvalidFieldException;
 import dev.questionflow.workflows.SearchAttributes;
 import dev.questionflow.workflows.lane.Priorities;
@@ -68,7 +69,8 @@ public class QuestionService {
       WorkflowIds ids,
       LegacyQuestionIds legacyIds,
       StatusReads statusReads,
-      ObjectProvider<LazyRedis> redis) {
+      ObjectProvider<LazyRedis> redis,
+      WorkerVersioning versioning) {
     this.client = client;
     this.statusReads = statusReads;
     this.sessions = sessions;
@@ -93,7 +95,15 @@ public class QuestionService {
             .publishPercentiles(0.5, 0.99)
             .register(meters);
     this.taskQueue = properties.taskQueue();
-    this.eagerStart = properties.api().eagerStart();
+    // an eagerly started question runs its first task on this instance's worker, whatever version
+    // the deployment routes new questions to
+    this.eagerStart = properties.api().eagerStart() && !versioning.on();
+    if (properties.api().eagerStart() && versioning.on()) {
+      log.info(
+          "eager workflow start is off: questions go to the deployment's current version, not to"
+              + " this build ({})",
+          versioning.buildId());
+    }
     this.patience = properties.patience();
     CsProperties.Ladder ladder = properties.ladder();
     CsProperties.Llm.Backup backup = properties.llm().backup();

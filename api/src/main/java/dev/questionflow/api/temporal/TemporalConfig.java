@@ -10,6 +10,7 @@ import io.temporal.common.context.ContextPropagator;
 import io.temporal.common.metadata.POJOWorkflowMethodMetadata;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import io.temporal.spring.boot.TemporalOptionsCustomizer;
+import io.temporal.spring.boot.WorkerOptionsCustomizer;
 import io.temporal.spring.boot.WorkflowImplementationOptionsCustomizer;
 import io.temporal.worker.Worker;
 import java.util.ArrayList;
@@ -20,6 +21,16 @@ import org.springframework.context.annotation.Configuration;
 
 @Configuration(proxyBeanMethods = false)
 class TemporalConfig {
+
+  /**
+   * The question worker joins its Worker Deployment as this build when TEMPORAL_BUILD_ID is set
+   * ({@link WorkerVersioning}); the lane workers stay unversioned.
+   */
+  @Bean
+  WorkerOptionsCustomizer workerVersioning(WorkerVersioning versioning, CsProperties properties) {
+    return (builder, workerName, taskQueue) ->
+        taskQueue.equals(properties.taskQueue()) ? versioning.apply(builder) : builder;
+  }
 
   /**
    * The request ID travels with each question into its workflow and activities (their log lines
