@@ -27,13 +27,23 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 {{- end -}}
 
-{{/* The pod of one role: call with (dict "root" $ "role" "api"|"worker" "values" .Values.api|.Values.worker) */}}
+{{/* A build ID as a name and label value: lower case, [a-z0-9-], at most 40 characters */}}
+{{- define "questionflow.buildName" -}}
+{{- . | toString | lower | replace "." "-" | replace "_" "-" | replace "+" "-" | trunc 40 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* The pod of one role: call with (dict "root" $ "role" "api"|"worker" "values" .Values.api|.Values.worker), and
+     "build" (an entry of versioning.builds) for a versioned worker */}}
 {{- define "questionflow.pod" -}}
 {{- $root := .root -}}
+{{- $build := .build | default dict -}}
 metadata:
   labels:
     {{- include "questionflow.selector" $root | nindent 4 }}
     app.kubernetes.io/component: {{ .role }}
+    {{- with .build }}
+    questionflow.dev/build: {{ include "questionflow.buildName" .buildId | quote }}
+    {{- end }}
   annotations:
     checksum/config: {{ include (print $root.Template.BasePath "/configmap.yaml") $root | sha256sum }}
 spec:
@@ -49,7 +59,7 @@ spec:
   terminationGracePeriodSeconds: {{ add $root.Values.preStopSeconds $root.Values.shutdownGraceSeconds 5 }}
   containers:
     - name: questionflow
-      image: "{{ $root.Values.image.repository }}:{{ $root.Values.image.tag | default $root.Chart.AppVersion }}"
+      image: "{{ $root.Values.image.repository }}:{{ $build.tag | default $build.buildId | default $root.Values.image.tag | default $root.Chart.AppVersion }}"
       imagePullPolicy: {{ $root.Values.image.pullPolicy }}
       securityContext:
         {{- toYaml $root.Values.securityContext | nindent 8 }}
@@ -62,6 +72,12 @@ spec:
       env:
         - name: CS_ROLE
           value: {{ .role }}
+        {{- with .build }}
+        - name: TEMPORAL_BUILD_ID
+          value: {{ .buildId | quote }}
+        - name: TEMPORAL_DEPLOYMENT_NAME
+          value: {{ $root.Values.versioning.deploymentName | quote }}
+        {{- end }}
       volumeMounts:
         - name: secrets
           mountPath: /etc/questionflow/secrets

@@ -33,6 +33,7 @@ class RolloutIT {
 
   private static final int PER_BUILD = 5;
   private static final double LANE_RATE = 4;
+  private static final String UNANSWERABLE = "airspeed velocity of an unladen swallow";
 
   private static FakeModelServer model;
   private static AppProcess api;
@@ -47,7 +48,11 @@ class RolloutIT {
     model = FakeModelServer.start();
     // slow enough that b1's questions are inside their model calls when b2 becomes current
     model.script(
-        call -> Reply.text("Answer to: " + call.userMessage()).after(Duration.ofSeconds(6)));
+        call ->
+            call.userMessage().contains(UNANSWERABLE)
+                // refused: no model answer and no FAQ match, so the question goes to a person
+                ? Reply.error(400)
+                : Reply.text("Answer to: " + call.userMessage()).after(Duration.ofSeconds(6)));
     deployment = "rollout-" + UUID.randomUUID().toString().substring(0, 8);
     ENV.put("TASK_QUEUE", Infra.uniqueTaskQueue("rollout"));
     ENV.put("LLM_BASE_URL", model.baseUrl());
@@ -73,12 +78,21 @@ class RolloutIT {
   void questionsInFlightFinishOnTheirBuildWhileNewOnesStartOnTheNext() throws Exception {
     makeCurrent("b1");
     String batch = "rollout-" + UUID.randomUUID().toString().substring(0, 8);
+    // one question nothing answers: handed over to a person on b1, it waits for the reply
+    String handedOver =
+        api.ask(batch + "-ticket", "m1", "What is the " + UNANSWERABLE + "?")
+            .get("workflowId")
+            .asText();
     List<String> onB1 = ask(batch + "-b1");
-    await().atMost(Duration.ofSeconds(60)).until(() -> model.calls().size() >= PER_BUILD);
+    await().atMost(Duration.ofSeconds(60)).until(() -> answerCalls() >= PER_BUILD);
+    String ticketId =
+        api.awaitStage(handedOver, "TICKETED", Duration.ofSeconds(60))
+            .at("/answer/ticketId")
+            .asText();
 
     b2 = AppProcess.start("rollout-b2", with("CS_ROLE", "worker", "TEMPORAL_BUILD_ID", "b2"));
     makeCurrent("b2");
-    int callsBeforeB2 = model.calls().size();
+    long callsBeforeB2 = answerCalls();
     List<String> onB2 = ask(batch + "-b2");
 
     List<String> all = new ArrayList<>(onB1);
@@ -111,8 +125,35 @@ class RolloutIT {
     assertThat(onB2)
         .as("asked once b2 was current: every workflow task on b2")
         .allSatisfy(id -> assertThat(builds.get(id)).containsExactly("b2"));
-    assertThat(model.calls()).as("one model call per question").hasSize(all.size());
+    assertThat(answerCalls()).as("one model call per question").isEqualTo(all.size());
     assertTheLaneRateHeldAcrossBuilds();
+
+    // b1 leaves once its questions are done: the one waiting for a person does not keep it
+    b1.close();
+    assertThat(
+            api.post("/api/v1/tickets/" + ticketId + "/reply", "{\"text\":\"About 11 m/s.\"}")
+                .statusCode())
+        .isEqualTo(202);
+    JsonNode replied = api.awaitStage(handedOver, "ANSWERED", Duration.ofSeconds(60));
+    assertThat(replied.at("/answer/level").asText()).isEqualTo("HUMAN");
+    List<HistoryEvent> wait = temporal.fetchHistory(handedOver).getEvents();
+    assertThat(wait.get(0).getWorkflowExecutionStartedEventAttributes().getWorkflowType().getName())
+        .isEqualTo("TicketReplyWorkflow");
+    System.out.printf(
+        "[rollout] the handed-over question: its question run on %s, its wait for a person on %s;"
+            + " answered by a person with b1 stopped%n",
+        buildsOf(
+            temporal
+                .fetchHistory(
+                    handedOver,
+                    wait.get(0)
+                        .getWorkflowExecutionStartedEventAttributes()
+                        .getContinuedExecutionRunId())
+                .getEvents()),
+        buildsOf(wait));
+    assertThat(buildsOf(wait))
+        .as("the wait for a person runs on its own queue, unversioned: it holds no build")
+        .containsExactly("unversioned");
   }
 
   /**
@@ -130,6 +171,11 @@ class RolloutIT {
         "[rollout] the model's busiest second: %d calls (lane rate %.0f/s)%n", busiest, LANE_RATE);
     // the server's limit is 1.2 x the rate (LaneRates) with a burst of one second's worth
     assertThat(busiest).isLessThanOrEqualTo((int) Math.ceil(2 * 1.2 * LANE_RATE));
+  }
+
+  /** The model calls of the questions it answers (the unanswerable one's is refused). */
+  private static long answerCalls() {
+    return model.calls().stream().filter(c -> !c.userMessage().contains(UNANSWERABLE)).count();
   }
 
   private static List<String> ask(String prefix) throws Exception {

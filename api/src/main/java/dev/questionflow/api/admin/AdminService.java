@@ -95,7 +95,10 @@ class AdminService {
   List<WaitingQuestion> stuck(Duration olderThan, Stage stage, int limit) {
     Instant before = clock.instant().minus(olderThan);
     String query =
-        "WorkflowType = 'QuestionWorkflow' AND ExecutionStatus = 'Running' AND StartTime < '"
+        // a handed-over question waits for its person as a TicketReplyWorkflow (its start: the
+        // hand-over)
+        "WorkflowType IN ('QuestionWorkflow', 'TicketReplyWorkflow') AND ExecutionStatus ="
+            + " 'Running' AND StartTime < '"
             + before
             + "'"
             + (stage == null ? "" : " AND Stage = '" + stage.name() + "'");

@@ -55,6 +55,17 @@ class CodecApiTest {
 
     var history = client.fetchHistory(workflowId);
     assertThat(history.toJson(false)).doesNotContain(MARKER);
+    // handed over: the question's own run is the one the wait for a person continued from
+    String questionRun =
+        history
+            .getEvents()
+            .get(0)
+            .getWorkflowExecutionStartedEventAttributes()
+            .getContinuedExecutionRunId();
+    if (!questionRun.isEmpty()) {
+      history = client.fetchHistory(workflowId, questionRun);
+      assertThat(history.toJson(false)).doesNotContain(MARKER);
+    }
     Payloads input =
         history.getEvents().get(0).getWorkflowExecutionStartedEventAttributes().getInput();
     String body = JsonFormat.printer().print(input);

@@ -3,10 +3,8 @@ package dev.questionflow.workflows.deadletter;
 import dev.questionflow.workflows.SearchAttributes;
 import dev.questionflow.workflows.question.QuestionPolicy.DeadLetterPolicy;
 import dev.questionflow.workflows.ticket.TicketActivities;
-import io.temporal.common.VersioningBehavior;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Workflow;
-import io.temporal.workflow.WorkflowVersioningBehavior;
 import java.time.Duration;
 import org.slf4j.Logger;
 
@@ -31,12 +29,7 @@ public class DeadLetterTicketWorkflowImpl implements DeadLetterTicketWorkflow {
   private long nextAttemptInSeconds;
   private boolean redriveRequested;
 
-  /**
-   * Auto-upgrading under Worker Deployment versioning: it may redeliver for days, and must not keep
-   * an old build running; its changes are guarded by getVersion and its golden histories.
-   */
   @Override
-  @WorkflowVersioningBehavior(VersioningBehavior.AUTO_UPGRADE)
   public DeadLetterStatus redeliver(DeadLetter deadLetter) {
     ticketId = deadLetter.ticketId();
     attempts = deadLetter.attempts();

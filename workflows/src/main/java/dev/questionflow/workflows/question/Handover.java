@@ -16,10 +16,12 @@ import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ChildWorkflowFailure;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.ChildWorkflowOptions;
+import io.temporal.workflow.ContinueAsNewOptions;
 import io.temporal.workflow.Saga;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.slf4j.Logger;
 
 /**
@@ -40,6 +42,8 @@ final class Handover {
    * not the workflow's from its start.
    */
   private Priority stepPriority = Priorities.temporal(Priorities.DEFAULT);
+
+  private int questionPriority = Priorities.DEFAULT;
 
   private StaffReply staffReply;
 
@@ -67,6 +71,7 @@ final class Handover {
       Outcome outcome) {
     String workflowId = Workflow.getInfo().getWorkflowId();
     stepPriority = Priorities.temporal(priority);
+    questionPriority = priority;
     List<String> candidates = found.hits().stream().map(FaqHit::faqId).toList();
     ticketId =
         summarized("hand over to a person (intent " + intent + ", priority " + priority + ")")
@@ -94,6 +99,9 @@ final class Handover {
             "Handed over to a person.",
             problems.reason());
     outcome.finish(handedOver, Stage.TICKETED, problems);
+    if (Workflow.getVersion(TICKET_WAIT_APART, Workflow.DEFAULT_VERSION, 1) == 1) {
+      waitApart(handedOver, policy, intent, outcome);
+    }
     Progress.details(
         "ticket "
             + ticketId
@@ -111,6 +119,35 @@ final class Handover {
         new Answer(staffReply.text(), AnswerLevel.HUMAN, null, ticketId, null, null),
         Stage.ANSWERED,
         new Problems());
+  }
+
+  /**
+   * Version 1: the wait for a person goes on in a {@link TicketReplyWorkflow} on its own task
+   * queue, this workflow continuing as it under the same ID. A question is pinned to the build that
+   * started it; the wait (days) is not, so no build runs for a week for it.
+   */
+  static final String TICKET_WAIT_APART = "ticket-wait-apart";
+
+  /** Continues as the wait for a person; never returns. */
+  private void waitApart(Answer handedOver, QuestionPolicy policy, String intent, Outcome outcome) {
+    TicketWait wait =
+        new TicketWait(
+            ticketId,
+            handedOver,
+            Workflow.currentTimeMillis() + policy.humanReplyWindowSeconds() * 1000,
+            questionPriority,
+            outcome.startedAt(),
+            intent,
+            staffReply);
+    Workflow.continueAsNew(
+        TicketReplyWorkflow.class.getSimpleName(),
+        ContinueAsNewOptions.newBuilder()
+            // its own queue, never versioned: any build's worker takes the wait on
+            .setTaskQueue(Workflow.getInfo().getTaskQueue() + TicketReplyWorkflow.TASK_QUEUE_SUFFIX)
+            // the memo is not carried over: status reads take the hand-over answer from it
+            .setMemo(Map.of(QuestionWorkflow.ANSWER_MEMO, handedOver))
+            .build(),
+        wait);
   }
 
   /**

@@ -41,8 +41,23 @@ final class Outcome {
     this.startedAt = startedAt;
   }
 
+  /**
+   * The outcome of a question handed over in an earlier run ({@link TicketReplyWorkflow}): its
+   * session turn is recorded, its answer so far is the hand-over answer.
+   */
+  static Outcome afterHandover(Progress progress, long startedAt, Answer handedOver) {
+    Outcome outcome = new Outcome(SessionTurns.recordedEarlier(), progress, startedAt);
+    outcome.answer = handedOver;
+    return outcome;
+  }
+
   Answer answer() {
     return answer;
+  }
+
+  /** When the question was accepted (for the elapsed time of its answer). */
+  long startedAt() {
+    return startedAt;
   }
 
   /** A quick answer was given and a fuller one is still expected. */

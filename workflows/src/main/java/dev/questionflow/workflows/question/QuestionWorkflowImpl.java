@@ -12,10 +12,8 @@ import dev.questionflow.workflows.retrieval.RetrievalActivities;
 import dev.questionflow.workflows.retrieval.RetrievalRequest;
 import dev.questionflow.workflows.retrieval.RetrievalResult;
 import dev.questionflow.workflows.session.SessionKeys;
-import io.temporal.common.VersioningBehavior;
 import io.temporal.workflow.CompletablePromise;
 import io.temporal.workflow.Workflow;
-import io.temporal.workflow.WorkflowVersioningBehavior;
 import java.util.List;
 
 /**
@@ -58,12 +56,7 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
   private int priority;
   private final CompletablePromise<Void> askedAgain = Workflow.newPromise();
 
-  /**
-   * Pinned under Worker Deployment versioning: a question finishes on the build it started on, so a
-   * rollout never replays it on other code (the getVersion branches guard unversioned workers).
-   */
   @Override
-  @WorkflowVersioningBehavior(VersioningBehavior.PINNED)
   public Answer answer(Question question) {
     QuestionPolicy policy =
         question.policy() == null ? QuestionPolicy.defaults() : question.policy();

@@ -70,6 +70,13 @@ final class SessionTurns {
     return true;
   }
 
+  /** The turns of a question whose turn an earlier run recorded: none is recorded again. */
+  static SessionTurns recordedEarlier() {
+    SessionTurns turns = new SessionTurns();
+    turns.recorded = true;
+    return turns;
+  }
+
   /** Records the turn (once: a ticketed question's later human answer is not a second turn). */
   void record(Answer result) {
     if (recorded) {

@@ -3,6 +3,7 @@ package dev.questionflow.workflows.replay;
 import dev.questionflow.workflows.ActivityStages;
 import dev.questionflow.workflows.deadletter.DeadLetterTicketWorkflowImpl;
 import dev.questionflow.workflows.question.QuestionWorkflowImpl;
+import dev.questionflow.workflows.question.TicketReplyWorkflowImpl;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.activity.LocalActivityOptions;
 import io.temporal.client.WorkflowClientOptions;
@@ -26,7 +27,10 @@ public final class HistoryReplay {
 
   /** Every workflow implementation the app registers. */
   public static final List<Class<?>> CURRENT_WORKFLOWS =
-      List.of(QuestionWorkflowImpl.class, DeadLetterTicketWorkflowImpl.class);
+      List.of(
+          QuestionWorkflowImpl.class,
+          TicketReplyWorkflowImpl.class,
+          DeadLetterTicketWorkflowImpl.class);
 
   private static final ActivityOptions ANY_ACTIVITY =
       ActivityOptions.newBuilder().setStartToCloseTimeout(Duration.ofMinutes(1)).build();

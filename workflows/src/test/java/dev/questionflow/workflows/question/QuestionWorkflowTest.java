@@ -96,6 +96,17 @@ class QuestionWorkflowTest {
         QuestionWorkflowImpl.class,
         DeadLetterTicketWorkflowImpl.class);
     worker.registerActivitiesImplementations(activities);
+    // the wait for a person, on its own task queue
+    Worker tickets =
+        env.newWorker(QuestionWorkflow.TASK_QUEUE + TicketReplyWorkflow.TASK_QUEUE_SUFFIX);
+    tickets.registerWorkflowImplementationTypes(
+        WorkflowImplementationOptions.newBuilder()
+            .setDefaultActivityOptions(options)
+            .setActivityOptions(
+                ActivityStages.sameForEveryType(ActivityStages.ACTIVITY_TYPES, options))
+            .build(),
+        TicketReplyWorkflowImpl.class);
+    tickets.registerActivitiesImplementations(activities);
     // the model lane: GenerateAnswer on its own task queue when the policy names one
     env.newWorker(LANE).registerActivitiesImplementations(new LaneGeneration(activities));
     env.start();
@@ -241,7 +252,8 @@ class QuestionWorkflowTest {
   @Test
   void nothingAnswersSoATicketIsOpenedAndAStaffReplyBecomesTheAnswer() {
     QuestionWorkflow workflow = workflow("q-ticket");
-    WorkflowClient.start(workflow::answer, question("Why is the sky blue?"));
+    String questionRun =
+        WorkflowClient.start(workflow::answer, question("Why is the sky blue?")).getRunId();
 
     // the test server skips time while the workflow waits; wait here until the ticket exists
     env.sleep(Duration.ofSeconds(1));
@@ -269,7 +281,13 @@ class QuestionWorkflowTest {
     assertThat(answer.text()).isEqualTo("Rayleigh scattering.");
     assertThat(activities.closings)
         .containsExactly(new TicketClosing("T-ticket", "alice", "Rayleigh scattering."));
-    GoldenHistories.keep(client, "q-ticket", "ticket-staff-reply");
+    // the question continued as the wait for a person (TicketReplyWorkflow) at the hand-over
+    assertThat(client.fetchHistory("q-ticket", questionRun).getLastEvent().getEventType())
+        .isEqualTo(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW);
+    assertThat(client.newUntypedWorkflowStub("q-ticket").describe().getWorkflowType())
+        .isEqualTo("TicketReplyWorkflow");
+    GoldenHistories.keep(client, "q-ticket", questionRun, "ticket-staff-reply");
+    GoldenHistories.keep(client, "q-ticket", "ticket-reply");
   }
 
   @Test

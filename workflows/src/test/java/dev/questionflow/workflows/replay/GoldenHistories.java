@@ -23,13 +23,21 @@ public final class GoldenHistories {
    * nothing.
    */
   public static void keep(WorkflowClient client, String workflowId, String name) {
+    keep(client, workflowId, null, name);
+  }
+
+  /** The same for one run of the workflow (null: its latest), e.g. one it continued as new from. */
+  public static void keep(WorkflowClient client, String workflowId, String runId, String name) {
     if (!Boolean.getBoolean("golden.record")) {
       return;
     }
     try {
       Files.createDirectories(DIR);
       Files.writeString(
-          DIR.resolve(name + ".json"), client.fetchHistory(workflowId).toJson(true) + "\n");
+          DIR.resolve(name + ".json"),
+          (runId == null ? client.fetchHistory(workflowId) : client.fetchHistory(workflowId, runId))
+                  .toJson(true)
+              + "\n");
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

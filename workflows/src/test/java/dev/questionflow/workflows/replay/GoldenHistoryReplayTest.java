@@ -84,7 +84,11 @@ class GoldenHistoryReplayTest {
           // recorded before QueueDeadline.PATIENCE_FROM_ASKING (version 1): the patience counted
           // from the model step, not from the ask
           "shed-before-patience-from-asking",
-          "deadline-in-line-before-patience-from-asking");
+          "deadline-in-line-before-patience-from-asking",
+          // recorded before Handover.TICKET_WAIT_APART (version 1): the wait for a person in the
+          // question's own run; since then the question continues as a TicketReplyWorkflow
+          "ticket-staff-reply-before-ticket-wait-apart",
+          "ticket-reply");
 
   static Stream<String> goldenPaths() {
     return PATHS.stream();
