@@ -79,6 +79,10 @@ public record RedisTopology(Kind kind, List<RedisURI> nodes) {
   }
 
   private static RedisURI sentinel(String url) {
+    if (!url.contains("#") || url.endsWith("#")) {
+      throw new IllegalArgumentException(
+          "no master name: end the URL with #<master>, the name the sentinels monitor");
+    }
     RedisURI uri = RedisURI.create(url);
     if (uri.getSentinels().isEmpty()) {
       throw new IllegalArgumentException("no sentinel host");
