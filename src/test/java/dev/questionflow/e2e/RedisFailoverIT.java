@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.questionflow.activities.fakemodel.FakeModelServer;
 import dev.questionflow.activities.fakemodel.FakeModelServer.Reply;
 import dev.questionflow.activities.redis.RedisConnector;
+import dev.questionflow.activities.redis.RedisRunIds;
 import dev.questionflow.activities.redis.RedisTopology;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
@@ -115,6 +116,7 @@ class RedisFailoverIT {
             RedisTopology.parse(url), Duration.ofSeconds(2), Duration.ofSeconds(1), null);
     RedisClusterCommands<String, String> redisReader = reader.connect(StringCodec.UTF8).sync();
     double errorsBefore = redisErrors();
+    String epochBefore = RedisRunIds.of(redisReader);
 
     QuestionStorm storm = new QuestionStorm(app);
     storm.run(QUESTIONS, PACE, KILL_AT, failover::kill);
@@ -153,6 +155,12 @@ class RedisFailoverIT {
               ticketedWorkflows.addAll(storm.ticketedWorkflows());
               assertThat(ticketedWorkflows).as("TICKETED workflows").hasSize(ticketedIds.size());
             });
+
+    // the lane ledger's epoch (run IDs of the masters) is a new one: its entries are checked again
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptions()
+        .until(() -> !RedisRunIds.of(redisReader).equals(epochBefore));
 
     // the stores resumed without a restart: a session's history and the lane in Redis again
     long resumed = System.nanoTime();
