@@ -14,6 +14,7 @@ import org.slf4j.LoggerFactory;
  */
 final class LazyLink implements AutoCloseable {
 
+  // under LazyRedis's name: the connect lines operators know from before there were several links
   private static final Logger log = LoggerFactory.getLogger(LazyRedis.class);
 
   private final RedisConnector connector;

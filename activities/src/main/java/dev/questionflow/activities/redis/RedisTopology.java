@@ -30,8 +30,8 @@ public record RedisTopology(Kind kind, List<RedisURI> nodes) {
   }
 
   static final String FORMS =
-      "redis://[:password@]host:port, rediss://… (TLS), redis-sentinel://[:password@]host:port[,host:port…]#master"
-          + " (or rediss-sentinel://), redis-cluster://[:password@]host:port[,host:port…] (or rediss-cluster://)";
+      "redis://[:password@]host:port, rediss://... (TLS), redis-sentinel://[:password@]host:port[,host:port...]#master"
+          + " (or rediss-sentinel://), redis-cluster://[:password@]host:port[,host:port...] (or rediss-cluster://)";
 
   public RedisTopology {
     nodes = List.copyOf(nodes);
