@@ -217,7 +217,7 @@ class DeadlineLadderIT {
     long now = System.currentTimeMillis() / 1000;
     long sum = 0;
     for (long second = now - seconds; second <= now; second++) {
-      String front = redis.sync().hget("cs:lane:" + lane + ":stats:" + second, "front");
+      String front = redis.sync().hget("cs:lane:{" + lane + "}:stats:" + second, "front");
       sum += front == null ? 0 : Long.parseLong(front);
     }
     return sum;
@@ -513,7 +513,7 @@ class DeadlineLadderIT {
         .untilAsserted(
             () -> {
               var sync = redis.sync();
-              String key = "cs:lane:" + lane + ":";
+              String key = "cs:lane:{" + lane + "}:";
               assertThat(sync.zcard(key + "waiting")).as("waiting").isZero();
               assertThat(sync.zcard(key + "enqueued")).as("enqueued").isZero();
               assertThat(sync.zcard(key + "inflight")).as("in flight").isZero();

@@ -101,9 +101,9 @@ class HostileInputIT {
     if (redis != null) {
       for (String workflowId : accepted) {
         String ticketId = TicketRef.idFor(workflowId);
-        redis.sync().del("cs:ticket:" + ticketId);
+        redis.sync().del("cs:{tickets}:ticket:" + ticketId);
         for (String status : List.of("OPEN", "ANSWERED")) {
-          redis.sync().zrem("cs:tickets:" + status, ticketId);
+          redis.sync().zrem("cs:{tickets}:status:" + status, ticketId);
         }
       }
     }
@@ -190,10 +190,10 @@ class HostileInputIT {
           }
         });
     for (String key : stateAfter.keySet()) {
-      if (!stateBefore.containsKey(key) && key.startsWith("cs:ticket:")) {
+      if (!stateBefore.containsKey(key) && key.startsWith("cs:{tickets}:ticket:")) {
         assertThat(newTickets)
             .as("a ticket no accepted question made: " + key)
-            .contains(key.substring("cs:ticket:".length()));
+            .contains(key.substring("cs:{tickets}:ticket:".length()));
       }
     }
 
@@ -279,7 +279,7 @@ class HostileInputIT {
   private static Map<String, Object> redisState() {
     RedisCommands<String, String> commands = redis.sync();
     Map<String, Object> state = new TreeMap<>();
-    for (String pattern : List.of("cs:ticket:*", "cs:tickets:*", "cs:faq:*")) {
+    for (String pattern : List.of("cs:{tickets}:ticket:*", "cs:{tickets}:status:*", "cs:faq:*")) {
       ScanIterator<String> keys =
           ScanIterator.scan(commands, ScanArgs.Builder.matches(pattern).limit(500));
       while (keys.hasNext()) {

@@ -148,7 +148,7 @@ class LaneBenchmarkIT {
   }
 
   private static long waiting() {
-    return ledger.sync().zcard("cs:lane:" + lane() + ":waiting");
+    return ledger.sync().zcard("cs:lane:{" + lane() + "}:waiting");
   }
 
   /** One question asked: its number in its scenario, workflow ID, instance, when the 202 came. */
@@ -582,7 +582,7 @@ class LaneBenchmarkIT {
         maxIn1s(calls),
         windowsAbove(calls, RATE),
         calls.stream().filter(c -> c.status() == 429).count(),
-        ledger.sync().get("cs:lane:" + lane() + ":rate"));
+        ledger.sync().get("cs:lane:{" + lane() + "}:rate"));
   }
 
   /** The most calls whose arrivals fall in any window [t, t + 1 s). */

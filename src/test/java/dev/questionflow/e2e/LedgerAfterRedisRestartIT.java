@@ -90,7 +90,7 @@ class LedgerAfterRedisRestartIT {
         .atMost(Duration.ofMinutes(2))
         .pollInterval(Duration.ofSeconds(1))
         .until(() -> ids.stream().allMatch(this::closed));
-    String lane = "cs:lane:" + taskQueue + "-model-primary:";
+    String lane = "cs:lane:{" + taskQueue + "-model-primary}:";
     List<String> shownWaiting = new ArrayList<>();
     for (String id : ids) {
       JsonNode status = app.status(id);
@@ -121,7 +121,7 @@ class LedgerAfterRedisRestartIT {
   private static long[] ledgerSize(int port, String taskQueue) {
     RedisClient client = RedisClient.create("redis://127.0.0.1:" + port);
     try (StatefulRedisConnection<String, String> c = client.connect()) {
-      String lane = "cs:lane:" + taskQueue + "-model-primary:";
+      String lane = "cs:lane:{" + taskQueue + "-model-primary}:";
       return new long[] {c.sync().zcard(lane + "waiting"), c.sync().zcard(lane + "started")};
     } finally {
       client.shutdown();

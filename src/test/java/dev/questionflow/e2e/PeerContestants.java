@@ -659,7 +659,7 @@ final class PeerContestants {
 
     @Override
     public long queueDepth() {
-      return ledger.sync().zcard("cs:lane:" + taskQueue + "-model-primary:waiting");
+      return ledger.sync().zcard("cs:lane:{" + taskQueue + "-model-primary}:waiting");
     }
 
     /**
@@ -680,7 +680,7 @@ final class PeerContestants {
     public void rest() throws Exception {
       var redis = ledger.sync();
       for (String lane : List.of("primary", "backup")) {
-        String key = "cs:lane:" + taskQueue + "-model-" + lane + ":";
+        String key = "cs:lane:{" + taskQueue + "-model-" + lane + "}:";
         redis.del(key + "rate");
         List<String> stats = redis.keys(key + "stats:*");
         if (!stats.isEmpty()) {
@@ -727,7 +727,7 @@ final class PeerContestants {
       var redis = ledger.sync();
       long entries = 0;
       for (String lane : List.of("primary", "backup")) {
-        String key = "cs:lane:" + taskQueue + "-model-" + lane + ":";
+        String key = "cs:lane:{" + taskQueue + "-model-" + lane + "}:";
         entries += redis.zcard(key + "waiting");
         entries += redis.zcard(key + "enqueued");
         entries +=

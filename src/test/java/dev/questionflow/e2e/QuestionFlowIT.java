@@ -254,10 +254,10 @@ class QuestionFlowIT {
     JsonNode ticketed = app.awaitStage(workflowId, "TICKETED", Duration.ofSeconds(60));
     String ticketId = ticketed.at("/answer/ticketId").asText();
     assertThat(ticketed.at("/answer/level").asText()).isEqualTo("TICKET");
-    assertThat(redis.sync().get("cs:ticket:" + ticketId))
+    assertThat(redis.sync().get("cs:{tickets}:ticket:" + ticketId))
         .contains(workflowId)
         .contains("\"status\":\"OPEN\"");
-    assertThat(redis.sync().zscore("cs:tickets:OPEN", ticketId)).isNotNull();
+    assertThat(redis.sync().zscore("cs:{tickets}:status:OPEN", ticketId)).isNotNull();
     assertThat(app.get("/api/v1/tickets?limit=500").body()).contains(ticketId);
     // every status read so far came from where a read is cheap: no workflow task per poll
     assertThat(app.metric("cs_status_reads_total", "source=\"memo\"")).isPositive();
@@ -276,11 +276,11 @@ class QuestionFlowIT {
     JsonNode answered = app.awaitStage(workflowId, "ANSWERED", Duration.ofSeconds(30));
     assertThat(answered.at("/answer/level").asText()).isEqualTo("HUMAN");
     assertThat(answered.at("/answer/text").asText()).isEqualTo("About 11 metres per second.");
-    assertThat(redis.sync().get("cs:ticket:" + ticketId))
+    assertThat(redis.sync().get("cs:{tickets}:ticket:" + ticketId))
         .contains("\"status\":\"ANSWERED\"")
         .as("the agent is the staff key's name, not anything in the body")
         .contains("e2e-agent");
-    assertThat(redis.sync().zscore("cs:tickets:OPEN", ticketId)).isNull();
+    assertThat(redis.sync().zscore("cs:{tickets}:status:OPEN", ticketId)).isNull();
   }
 
   @Test

@@ -94,9 +94,11 @@ class RedisTicketInboxIT {
           .extracting(Ticket::ticketId)
           .containsExactly(prefix + "-b");
       assertThat(inbox.find(prefix + "-a")).get().extracting(Ticket::reply).isEqualTo("Blue.");
-      connection.sync().del("cs:ticket:" + prefix + "-a", "cs:ticket:" + prefix + "-b");
-      connection.sync().zrem("cs:tickets:OPEN", prefix + "-b");
-      connection.sync().zrem("cs:tickets:ANSWERED", prefix + "-a");
+      connection
+          .sync()
+          .del("cs:{tickets}:ticket:" + prefix + "-a", "cs:{tickets}:ticket:" + prefix + "-b");
+      connection.sync().zrem("cs:{tickets}:status:OPEN", prefix + "-b");
+      connection.sync().zrem("cs:{tickets}:status:ANSWERED", prefix + "-a");
     }
   }
 }

@@ -51,8 +51,8 @@ class SealedTextIT {
   static void cleanUp() {
     if (redis != null) {
       for (String id : IDS) {
-        redis.del("cs:ticket:" + id);
-        redis.zrem("cs:tickets:OPEN", id);
+        redis.del("cs:{tickets}:ticket:" + id);
+        redis.zrem("cs:{tickets}:status:OPEN", id);
       }
     }
     if (client != null) {
@@ -93,7 +93,7 @@ class SealedTextIT {
       System.out.println("[sealed-text] reseal: " + reseal.body());
     }
     for (String id : List.of(plain, enc1)) {
-      assertThat(JSON.readTree(redis.get("cs:ticket:" + id)).get("question").asText())
+      assertThat(JSON.readTree(redis.get("cs:{tickets}:ticket:" + id)).get("question").asText())
           .startsWith("enc2:" + keys.primaryId() + ":");
     }
 
@@ -150,8 +150,8 @@ class SealedTextIT {
   }
 
   private static void setQuestion(String id, String value) throws Exception {
-    ObjectNode node = (ObjectNode) JSON.readTree(redis.get("cs:ticket:" + id));
+    ObjectNode node = (ObjectNode) JSON.readTree(redis.get("cs:{tickets}:ticket:" + id));
     node.put("question", value);
-    redis.set("cs:ticket:" + id, JSON.writeValueAsString(node));
+    redis.set("cs:{tickets}:ticket:" + id, JSON.writeValueAsString(node));
   }
 }

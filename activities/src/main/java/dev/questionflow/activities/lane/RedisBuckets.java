@@ -1,5 +1,7 @@
 package dev.questionflow.activities.lane;
 
+import dev.questionflow.activities.redis.RedisConnector;
+import dev.questionflow.activities.redis.RedisLink;
 import io.github.bucket4j.BlockingStrategy;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.ConsumptionProbe;
@@ -11,6 +13,7 @@ import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
@@ -23,37 +26,41 @@ import java.util.concurrent.TimeUnit;
  * instance sees one bucket per key). Owns one dedicated connection with the String/byte[] codec
  * Bucket4j needs, opened in the background: a request never waits for a connect, and while there is
  * no connection {@link #tryConsume} throws (the limiter then uses its local buckets). Keys expire
- * once their bucket would be full again.
+ * once their bucket would be full again. Any topology ({@link RedisConnector}): a bucket is one
+ * key, so each script stays in one slot of a cluster.
  */
 public final class RedisBuckets implements BucketStore, AutoCloseable {
 
   private static final RedisCodec<String, byte[]> CODEC =
       RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
 
-  private final RedisClient client;
-  private final RedisURI uri;
+  private final RedisConnector connector;
   private final Duration requestTimeout;
   private final TimeMeter clock;
-  private CompletableFuture<StatefulRedisConnection<String, byte[]>> connecting; // guarded by this
-  private volatile StatefulRedisConnection<String, byte[]> connection;
+  private CompletableFuture<RedisLink<byte[]>> connecting; // guarded by this
+  private volatile RedisLink<byte[]> connection;
   private volatile ProxyManager<String> proxies;
   private volatile boolean closed;
 
   /**
-   * @param client the app's Lettuce client (shared event loops); this store opens its own
+   * @param connector the app's Lettuce client (shared event loops); this store opens its own
    *     connection on it
    * @param clock Bucket4j's client clock: wall-clock based, so that all instances agree on refill
    *     times
    */
-  public RedisBuckets(RedisClient client, RedisURI uri, Duration requestTimeout, TimeMeter clock) {
-    this.client = client;
-    this.uri = uri;
+  public RedisBuckets(RedisConnector connector, Duration requestTimeout, TimeMeter clock) {
+    this.connector = connector;
     this.requestTimeout = requestTimeout;
     this.clock = clock;
   }
 
+  /** On one Redis, through a client the caller owns. */
+  public RedisBuckets(RedisClient client, RedisURI uri, Duration requestTimeout, TimeMeter clock) {
+    this(RedisConnector.onClient(client, uri), requestTimeout, clock);
+  }
+
   /** Starts a connection attempt unless connected or one is under way. */
-  public synchronized CompletableFuture<StatefulRedisConnection<String, byte[]>> connect() {
+  public synchronized CompletableFuture<RedisLink<byte[]>> connect() {
     if (closed) {
       return CompletableFuture.failedFuture(new IllegalStateException("closed"));
     }
@@ -61,13 +68,7 @@ public final class RedisBuckets implements BucketStore, AutoCloseable {
       return CompletableFuture.completedFuture(connection);
     }
     if (connecting == null || connecting.isDone()) {
-      CompletableFuture<StatefulRedisConnection<String, byte[]>> attempt;
-      try {
-        attempt = client.connectAsync(CODEC, uri).toCompletableFuture();
-      } catch (RuntimeException e) {
-        attempt = CompletableFuture.failedFuture(e);
-      }
-      connecting = attempt.thenApply(this::connected);
+      connecting = connector.connectAsync(CODEC).thenApply(this::connected);
     }
     return connecting;
   }
@@ -83,18 +84,17 @@ public final class RedisBuckets implements BucketStore, AutoCloseable {
   }
 
   public boolean connected() {
-    StatefulRedisConnection<String, byte[]> current = connection;
+    RedisLink<byte[]> current = connection;
     return current != null && current.isOpen();
   }
 
-  private synchronized StatefulRedisConnection<String, byte[]> connected(
-      StatefulRedisConnection<String, byte[]> c) {
+  private synchronized RedisLink<byte[]> connected(RedisLink<byte[]> c) {
     if (closed) {
-      c.closeAsync();
+      c.connection().closeAsync();
       throw new IllegalStateException("closed");
     }
     this.proxies =
-        Bucket4jLettuce.casBasedBuilder(c)
+        builderFor(c)
             .requestTimeout(requestTimeout)
             .clientClock(clock)
             .expirationAfterWrite(
@@ -105,12 +105,21 @@ public final class RedisBuckets implements BucketStore, AutoCloseable {
     return c;
   }
 
+  /** Bucket4j's builder for the connection's kind: a cluster's routes each bucket by its slot. */
+  private static Bucket4jLettuce.LettuceBasedProxyManagerBuilder<String> builderFor(
+      RedisLink<byte[]> link) {
+    return link.connection() instanceof StatefulRedisClusterConnection<String, byte[]> cluster
+        ? Bucket4jLettuce.casBasedBuilder(cluster)
+        : Bucket4jLettuce.casBasedBuilder(
+            (StatefulRedisConnection<String, byte[]>) link.connection());
+  }
+
   /**
    * After a failure: a connection that was closed (not merely reconnecting) is dropped, so the next
    * try reopens it.
    */
   public synchronized void failed() {
-    StatefulRedisConnection<String, byte[]> current = connection;
+    RedisLink<byte[]> current = connection;
     if (current != null && !current.isOpen()) {
       connection = null;
       proxies = null;
@@ -153,7 +162,7 @@ public final class RedisBuckets implements BucketStore, AutoCloseable {
 
   /** Runs a Lua script that returns an integer, within this store's request timeout. */
   long evalInteger(String script, String[] keys, String... args) {
-    StatefulRedisConnection<String, byte[]> current = connection;
+    RedisLink<byte[]> current = connection;
     if (current == null) {
       connect();
       throw new IllegalStateException("no Redis connection for the lane throttle (yet)");
@@ -185,19 +194,19 @@ public final class RedisBuckets implements BucketStore, AutoCloseable {
   @Override
   public synchronized void close() {
     closed = true;
-    StatefulRedisConnection<String, byte[]> current = connection;
+    RedisLink<byte[]> current = connection;
     connection = null;
     proxies = null;
     if (current != null) {
-      current.close();
+      current.connection().close();
     }
   }
 
   /** Test hook: closes the connection as a Redis outage would, without closing the store. */
   public synchronized void dropConnectionForTest() {
-    StatefulRedisConnection<String, byte[]> current = connection;
+    RedisLink<byte[]> current = connection;
     if (current != null) {
-      current.close();
+      current.connection().close();
     }
   }
 }

@@ -1,37 +1,39 @@
 package dev.questionflow.activities.lane;
 
+import dev.questionflow.activities.redis.RedisRunIds;
 import dev.questionflow.workflows.lane.Priorities;
 import io.lettuce.core.Range;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
 
 /**
- * The lanes' ledger in Redis, shared by every instance. Keys per lane {@code L}:
+ * The lanes' ledger in Redis, shared by every instance. Keys per lane {@code L} (the braces: a hash
+ * tag, see {@link #key}):
  *
  * <ul>
- *   <li>{@code cs:lane:L:waiting} sorted set, member = workflow ID, score = priority key x 10^12 +
- *       arrival number ({@code cs:lane:L:seq}): the server's dispatch order, so a member's rank is
- *       the number of questions ahead;
- *   <li>{@code cs:lane:L:enqueued} sorted set, score = the entry's queue deadline (entry time plus
- *       {@code staleAfter} for entries without one): no call starts after it, so an entry more than
- *       {@link #DEADLINE_GRACE_MILLIS} past it is stale (its question left without a call and the
- *       removal was lost) and is dropped on the next entry, so it cannot inflate positions;
- *   <li>{@code cs:lane:L:started} sorted set, score = start time: questions whose call started,
+ *   <li>{@code cs:lane:{L}:waiting} sorted set, member = workflow ID, score = priority key x 10^12
+ *       + arrival number ({@code cs:lane:{L}:seq}): the server's dispatch order, so a member's rank
+ *       is the number of questions ahead;
+ *   <li>{@code cs:lane:{L}:enqueued} sorted set, score = the entry's queue deadline (entry time
+ *       plus {@code staleAfter} for entries without one): no call starts after it, so an entry more
+ *       than {@link #DEADLINE_GRACE_MILLIS} past it is stale (its question left without a call and
+ *       the removal was lost) and is dropped on the next entry, so it cannot inflate positions;
+ *   <li>{@code cs:lane:{L}:started} sorted set, score = start time: questions whose call started,
  *       kept for {@code startedKept} (twice the chain budget), so an entry that arrives after its
  *       call started (the entry and the call are scheduled together) is not counted as waiting;
- *   <li>{@code cs:lane:L:inflight} sorted set, member = call, score = start time: the lane's calls
- *       in flight across all instances (their limit: {@link LaneLedger#tryStartCall});
- *   <li>{@code cs:lane:L:stats:<epoch second>} hash {@code calls, ok, latency} of the calls that
+ *   <li>{@code cs:lane:{L}:inflight} sorted set, member = call, score = start time: the lane's
+ *       calls in flight across all instances (their limit: {@link LaneLedger#tryStartCall});
+ *   <li>{@code cs:lane:{L}:stats:<epoch second>} hash {@code calls, ok, latency} of the calls that
  *       finished, {@code front} the entries at the front lines (expires after 2 windows);
- *   <li>{@code cs:lane:L:front-tickets} hash {@code tokens, at}: the front line's tickets ({@link
+ *   <li>{@code cs:lane:{L}:front-tickets} hash {@code tokens, at}: the front line's tickets ({@link
  *       #takeFrontTicket});
- *   <li>{@code cs:lane:L:rate} the current (adaptive) rate; {@code cs:lane:L:controller} the
+ *   <li>{@code cs:lane:{L}:rate} the current (adaptive) rate; {@code cs:lane:{L}:controller} the
  *       controller's lease.
  * </ul>
  *
@@ -44,149 +46,10 @@ public final class RedisLaneLedger implements LaneLedger {
   static final long DEADLINE_GRACE_MILLIS = 5_000;
 
   /**
-   * ARGV: workflow ID, priority key, now, started kept (ms), deadline (ms), grace (ms), the
-   * standing line's key (below it an entry counts as a front-line arrival in the stats bucket,
-   * KEYS[5]).
-   */
-  private static final String ENTER =
-      """
-      local now = tonumber(ARGV[3])
-      if tonumber(ARGV[2]) < tonumber(ARGV[7]) and not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
-        redis.call('HINCRBY', KEYS[5], 'front', 1)
-        redis.call('EXPIRE', KEYS[5], 600)
-      end
-      redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now - tonumber(ARGV[4]))
-      if redis.call('ZSCORE', KEYS[4], ARGV[1]) then
-        return -1
-      end
-      local stale = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now - tonumber(ARGV[6]))
-      for _, id in ipairs(stale) do
-        redis.call('ZREM', KEYS[1], id)
-        redis.call('ZREM', KEYS[3], id)
-      end
-      if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
-        local seq = redis.call('INCR', KEYS[2])
-        redis.call('ZADD', KEYS[1], tonumber(ARGV[2]) * 1000000000000 + seq, ARGV[1])
-        redis.call('ZADD', KEYS[3], tonumber(ARGV[5]), ARGV[1])
-      end
-      return redis.call('ZRANK', KEYS[1], ARGV[1])
-      """;
-
-  /**
-   * ARGV: now (ms), refill per second, capacity. A token bucket in one script rather than Bucket4j:
-   * a burst's admissions take tickets at the same moment, and Bucket4j's Lettuce buckets are
-   * compare-and-swap, whose retries under such contention ran past their time limit in the lane
-   * throttle (see BucketLaneThrottle).
-   */
-  private static final String FRONT_TICKET =
-      """
-      local now = tonumber(ARGV[1])
-      local rate = tonumber(ARGV[2])
-      local capacity = tonumber(ARGV[3])
-      local b = redis.call('HMGET', KEYS[1], 'tokens', 'at')
-      local tokens = tonumber(b[1]) or capacity
-      local at = tonumber(b[2]) or now
-      tokens = math.min(capacity, tokens + math.max(0, now - at) / 1000 * rate)
-      local taken = 0
-      if tokens >= 1 then
-        tokens = tokens - 1
-        taken = 1
-      end
-      redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
-      redis.call('PEXPIRE', KEYS[1], 600000)
-      return taken
-      """;
-
-  private static final String STARTED =
-      """
-      redis.call('ZREM', KEYS[1], ARGV[1])
-      redis.call('ZREM', KEYS[2], ARGV[1])
-      redis.call('ZADD', KEYS[3], tonumber(ARGV[2]), ARGV[1])
-      redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', tonumber(ARGV[2]) - tonumber(ARGV[3]))
-      """;
-
-  /** ARGV: now, grace (ms), started kept (ms). */
-  private static final String SWEEP =
-      """
-      local now = tonumber(ARGV[1])
-      local stale = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[2]))
-      for _, id in ipairs(stale) do
-        redis.call('ZREM', KEYS[1], id)
-        redis.call('ZREM', KEYS[2], id)
-      end
-      return #stale + redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - tonumber(ARGV[3]))
-      """;
-
-  private static final String LEAVE =
-      """
-      redis.call('ZREM', KEYS[1], ARGV[1])
-      redis.call('ZREM', KEYS[2], ARGV[1])
-      """;
-
-  /**
-   * ARGV: call, now, cap, rate, mean latency (ms), lease (ms). Mirrors LaneLedger.inFlightLimit.
-   */
-  private static final String TRY_START =
-      """
-      local now = tonumber(ARGV[2])
-      local lease = tonumber(ARGV[6])
-      redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - lease)
-      if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
-        return 1
-      end
-      local latency = tonumber(ARGV[5])
-      local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-      if oldest[2] then
-        latency = math.max(latency, now - tonumber(oldest[2]))
-      end
-      local rate = tonumber(ARGV[4])
-      local limit = math.max(math.ceil(rate), math.ceil(rate * latency / 1000 * 1.25))
-      limit = math.max(1, math.min(tonumber(ARGV[3]), limit))
-      if redis.call('ZCARD', KEYS[1]) < limit then
-        redis.call('ZADD', KEYS[1], now, ARGV[1])
-        redis.call('PEXPIRE', KEYS[1], lease * 2)
-        return 1
-      end
-      return 0
-      """;
-
-  private static final String STATS =
-      """
-      local calls, ok, latency = 0, 0, 0
-      for _, key in ipairs(KEYS) do
-        local v = redis.call('HMGET', key, 'calls', 'ok', 'latency')
-        calls = calls + (tonumber(v[1]) or 0)
-        ok = ok + (tonumber(v[2]) or 0)
-        latency = latency + (tonumber(v[3]) or 0)
-      end
-      return {calls, ok, latency}
-      """;
-
-  /** ARGV: the stats field to read ({@code calls} or {@code front}). */
-  private static final String PER_SECOND =
-      """
-      local counts = {}
-      for i, key in ipairs(KEYS) do
-        counts[i] = tonumber(redis.call('HGET', key, ARGV[1])) or 0
-      end
-      return counts
-      """;
-
-  private static final String LEAD =
-      """
-      if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
-      if redis.call('GET', KEYS[1]) == ARGV[1] then
-        redis.call('PEXPIRE', KEYS[1], ARGV[2])
-        return 1
-      end
-      return 0
-      """;
-
-  /**
    * The shared connection's commands, asked for at each use (see LazyRedis: it may not be connected
    * yet).
    */
-  private final Supplier<RedisCommands<String, String>> redis;
+  private final Supplier<RedisClusterCommands<String, String>> redis;
 
   private final Clock clock;
   private final Duration staleAfter;
@@ -198,7 +61,7 @@ public final class RedisLaneLedger implements LaneLedger {
    * @param startedKept how long a started call is remembered (twice the chain budget)
    */
   public RedisLaneLedger(
-      Supplier<RedisCommands<String, String>> redis,
+      Supplier<RedisClusterCommands<String, String>> redis,
       Clock clock,
       Duration staleAfter,
       Duration startedKept) {
@@ -217,8 +80,13 @@ public final class RedisLaneLedger implements LaneLedger {
     return priorityKey * 1e12 + seq;
   }
 
-  private static String key(String lane, String suffix) {
-    return "cs:lane:" + lane + ":" + suffix;
+  /**
+   * The braces are a Redis Cluster hash tag: all keys of a lane are in one slot, so a script may
+   * touch them together. The ledger is a cache (see {@link LaneLedger}), so the keys from before
+   * the tag ({@code cs:lane:<lane>:…}) are not moved: they expire or are swept.
+   */
+  static String key(String lane, String suffix) {
+    return "cs:lane:{" + lane + "}:" + suffix;
   }
 
   @Override
@@ -229,7 +97,7 @@ public final class RedisLaneLedger implements LaneLedger {
         redis
             .get()
             .eval(
-                ENTER,
+                LaneScripts.ENTER,
                 ScriptOutputType.INTEGER,
                 new String[] {
                   key(lane, "waiting"),
@@ -254,7 +122,7 @@ public final class RedisLaneLedger implements LaneLedger {
         redis
             .get()
             .eval(
-                FRONT_TICKET,
+                LaneScripts.FRONT_TICKET,
                 ScriptOutputType.INTEGER,
                 new String[] {key(lane, "front-tickets")},
                 Long.toString(clock.millis()),
@@ -274,7 +142,7 @@ public final class RedisLaneLedger implements LaneLedger {
     redis
         .get()
         .eval(
-            LEAVE,
+            LaneScripts.LEAVE,
             ScriptOutputType.STATUS,
             new String[] {key(lane, "waiting"), key(lane, "enqueued")},
             workflowId);
@@ -292,7 +160,7 @@ public final class RedisLaneLedger implements LaneLedger {
         redis
             .get()
             .eval(
-                SWEEP,
+                LaneScripts.SWEEP,
                 ScriptOutputType.INTEGER,
                 new String[] {key(lane, "waiting"), key(lane, "enqueued"), key(lane, "started")},
                 Long.toString(clock.millis()),
@@ -313,7 +181,7 @@ public final class RedisLaneLedger implements LaneLedger {
         redis
             .get()
             .eval(
-                TRY_START,
+                LaneScripts.TRY_START,
                 ScriptOutputType.INTEGER,
                 new String[] {key(lane, "inflight")},
                 callId,
@@ -346,7 +214,7 @@ public final class RedisLaneLedger implements LaneLedger {
     redis
         .get()
         .eval(
-            STARTED,
+            LaneScripts.STARTED,
             ScriptOutputType.STATUS,
             new String[] {key(lane, "waiting"), key(lane, "enqueued"), key(lane, "started")},
             workflowId,
@@ -370,7 +238,7 @@ public final class RedisLaneLedger implements LaneLedger {
     // the window ends with the current second
     String[] keys =
         statsKeys(lane, clock.millis() / 1000 - window.toSeconds() + 1, (int) window.toSeconds());
-    List<Long> sums = redis.get().eval(STATS, ScriptOutputType.MULTI, keys);
+    List<Long> sums = redis.get().eval(LaneScripts.STATS, ScriptOutputType.MULTI, keys);
     long calls = sums.get(0);
     return new LaneStats(calls, sums.get(1), calls == 0 ? 0 : (double) sums.get(2) / calls);
   }
@@ -388,7 +256,8 @@ public final class RedisLaneLedger implements LaneLedger {
   private long[] perSecond(String lane, int seconds, String field) {
     // complete seconds only: the current one is left out
     String[] keys = statsKeys(lane, clock.millis() / 1000 - seconds, seconds);
-    List<Long> counts = redis.get().eval(PER_SECOND, ScriptOutputType.MULTI, keys, field);
+    List<Long> counts =
+        redis.get().eval(LaneScripts.PER_SECOND, ScriptOutputType.MULTI, keys, field);
     return counts.stream().mapToLong(Long::longValue).toArray();
   }
 
@@ -426,7 +295,7 @@ public final class RedisLaneLedger implements LaneLedger {
         redis
             .get()
             .eval(
-                LEAD,
+                LaneScripts.LEAD,
                 ScriptOutputType.INTEGER,
                 new String[] {key(lane, "controller")},
                 owner,
@@ -434,15 +303,10 @@ public final class RedisLaneLedger implements LaneLedger {
     return held != null && held == 1;
   }
 
+  /** A new value after a restart or failover of the Redis (any master of a cluster) it is in. */
   @Override
   public String epoch() {
-    String info = redis.get().info("server");
-    for (String line : info.split("\r?\n")) {
-      if (line.startsWith("run_id:")) {
-        return line.substring("run_id:".length()).strip();
-      }
-    }
-    return "unknown";
+    return RedisRunIds.of(redis.get());
   }
 
   @Override

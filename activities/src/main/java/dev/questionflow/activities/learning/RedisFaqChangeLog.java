@@ -5,12 +5,13 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.questionflow.activities.redis.ReplicatedWrites;
 import dev.questionflow.activities.redis.Reseal;
 import dev.questionflow.workflows.codec.PayloadKeys;
 import dev.questionflow.workflows.codec.SealedText;
 import dev.questionflow.workflows.codec.SealedText.Place;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -78,7 +79,8 @@ public final class RedisFaqChangeLog implements FaqChangeLog, Reseal.Resealable 
 
   private record Revert(String by, Instant at) {}
 
-  private final Supplier<RedisCommands<String, String>> redis;
+  private final Supplier<RedisClusterCommands<String, String>> redis;
+  private final ReplicatedWrites writes;
   private final SealedText sealed;
   private final String prefix;
   private final ObjectMapper json =
@@ -92,8 +94,21 @@ public final class RedisFaqChangeLog implements FaqChangeLog, Reseal.Resealable 
    * @param sealed seals the texts ({@link SealedText#PLAIN}: stored as they are)
    */
   public RedisFaqChangeLog(
-      Supplier<RedisCommands<String, String>> redis, SealedText sealed, String packId) {
+      Supplier<RedisClusterCommands<String, String>> redis, SealedText sealed, String packId) {
+    this(redis, ReplicatedWrites.unwaited(redis), sealed, packId);
+  }
+
+  /**
+   * @param writes appends and reverts wait for {@code cs.redis.wait-replicas}; when fewer
+   *     acknowledge, a WARN says so and the change stands (a repeat would append it twice)
+   */
+  public RedisFaqChangeLog(
+      Supplier<RedisClusterCommands<String, String>> redis,
+      ReplicatedWrites writes,
+      SealedText sealed,
+      String packId) {
     this.redis = redis;
+    this.writes = writes;
     this.sealed = sealed;
     this.prefix = "cs:faq:{" + packId + "}:";
   }
@@ -108,15 +123,19 @@ public final class RedisFaqChangeLog implements FaqChangeLog, Reseal.Resealable 
         change.kind() == FaqChange.Kind.ADD_ENTRY ? "new" : learnedEntry ? "learned" : "base";
     String value = write(sealTexts(change.withVersion(0)));
     Long version =
-        redis
-            .get()
-            .eval(
-                APPEND,
-                ScriptOutputType.INTEGER,
-                new String[] {key("seq"), key("changes"), key("entries"), key("rev"), key("uses")},
-                value,
-                mode,
-                change.entryId());
+        writes.write(
+            key("seq"),
+            ReplicatedWrites.Shortfall.WARN,
+            r ->
+                r.eval(
+                    APPEND,
+                    ScriptOutputType.INTEGER,
+                    new String[] {
+                      key("seq"), key("changes"), key("entries"), key("rev"), key("uses")
+                    },
+                    value,
+                    mode,
+                    change.entryId()));
     if (version == -1) {
       throw new ChangeRejected(
           ChangeRejected.Why.INVALID, "entry '" + change.entryId() + "' already exists");
@@ -132,19 +151,22 @@ public final class RedisFaqChangeLog implements FaqChangeLog, Reseal.Resealable 
   public FaqChange revert(long version, String by, Instant at) {
     // kind and entry never change once written, so reading them before the script is safe
     FaqChange change = find(version);
+    String revert = write(new Revert(by, at));
     Long result =
-        redis
-            .get()
-            .eval(
-                REVERT,
-                ScriptOutputType.INTEGER,
-                new String[] {
-                  key("changes"), key("reverts"), key("entries"), key("rev"), key("uses")
-                },
-                Long.toString(version),
-                write(new Revert(by, at)),
-                change.kind().name(),
-                change.entryId());
+        writes.write(
+            key("changes"),
+            ReplicatedWrites.Shortfall.WARN,
+            r ->
+                r.eval(
+                    REVERT,
+                    ScriptOutputType.INTEGER,
+                    new String[] {
+                      key("changes"), key("reverts"), key("entries"), key("rev"), key("uses")
+                    },
+                    Long.toString(version),
+                    revert,
+                    change.kind().name(),
+                    change.entryId()));
     if (result == -1) {
       throw new ChangeRejected(ChangeRejected.Why.NOT_FOUND, "no pack change " + version);
     }

@@ -1,13 +1,6 @@
 package dev.questionflow.activities.redis;
 
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisConnectionException;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.SslOptions;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.function.Supplier;
@@ -15,23 +8,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one Lettuce client and connection of every Redis store, opened at first use instead of at
- * start-up, so the service starts, and answers at the lower levels, while Redis is down. Every
- * command is bounded by the client's timeout and rejected at once while disconnected (instead of
- * queued without bound); once connected, Lettuce reconnects by itself. Lettuce has no lazy
- * connection of its own: a failed first connect is tried again at a later use, at most once per
- * {@code retryInterval}.
+ * The Redis of every store: one Lettuce client for the topology {@code REDIS_URL} names (one Redis,
+ * a Sentinel-managed master, or a cluster: {@link RedisTopology}) and its shared connection, opened
+ * at first use ({@link LazyLink}), so the service starts while Redis is down. Writes that must
+ * survive a failover go through {@link #replicatedWrites()}.
  */
-public final class LazyRedis implements Supplier<RedisCommands<String, String>>, AutoCloseable {
+public final class LazyRedis
+    implements Supplier<RedisClusterCommands<String, String>>, AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(LazyRedis.class);
 
-  private final RedisClient client;
-  private final RedisURI uri;
-  private final Duration retryInterval;
-  private volatile StatefulRedisConnection<String, String> connection;
-  private long nextAttemptNanos = System.nanoTime();
-  private RuntimeException lastFailure;
+  private final RedisConnector connector;
+  private final LazyLink shared;
+  private final LazyLink dedicated;
+  private final ReplicatedWrites replicatedWrites;
 
   /**
    * @param commandTimeout each command's limit, and the connect timeout
@@ -41,42 +31,52 @@ public final class LazyRedis implements Supplier<RedisCommands<String, String>>,
   }
 
   /**
-   * @param url {@code redis://} or, for TLS, {@code rediss://} (the server's certificate verified)
+   * @param url see {@link RedisTopology}; TLS ({@code rediss…}) verifies the server's certificate
    * @param tlsCa PEM file of a private CA that signed the server's certificate; null = the JDK's
    *     trusted CAs
    */
   public LazyRedis(String url, Duration commandTimeout, Duration retryInterval, Path tlsCa) {
-    this.uri = RedisURI.create(url);
-    this.uri.setTimeout(commandTimeout);
-    this.client = RedisClient.create();
-    ClientOptions.Builder options =
-        ClientOptions.builder()
-            .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
-            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-            .autoReconnect(true);
-    if (tlsCa != null && !uri.isSsl()) {
+    this(RedisTopology.parse(url), commandTimeout, retryInterval, tlsCa, 0, Duration.ofSeconds(1));
+  }
+
+  /**
+   * @param waitReplicas the replicas that must acknowledge a {@link #replicatedWrites() replicated
+   *     write} (0: none, no WAIT)
+   * @param waitTimeout how long such a write waits for them
+   */
+  public LazyRedis(
+      RedisTopology topology,
+      Duration commandTimeout,
+      Duration retryInterval,
+      Path tlsCa,
+      int waitReplicas,
+      Duration waitTimeout) {
+    if (tlsCa != null && !topology.ssl()) {
       // Lettuce would silently talk plain TCP: whoever set a CA expected TLS
       log.warn(
           "REDIS_TLS_CA is set but REDIS_URL is not rediss://: the CA is IGNORED and the connection to"
-              + " Redis at {}:{} is NOT encrypted. Use rediss:// for TLS, or unset REDIS_TLS_CA.",
-          uri.getHost(),
-          uri.getPort());
+              + " Redis at {} is NOT encrypted. Use rediss:// for TLS, or unset REDIS_TLS_CA.",
+          topology.describe());
     }
-    if (tlsCa != null) {
-      options.sslOptions(
-          SslOptions.builder().jdkSslProvider().trustManager(tlsCa.toFile()).build());
-    }
-    this.client.setOptions(options.build());
-    this.retryInterval = retryInterval;
+    this.connector = RedisConnector.of(topology, commandTimeout, waitTimeout, tlsCa);
+    this.shared = new LazyLink(connector, retryInterval, "shared");
+    this.dedicated = new LazyLink(connector, retryInterval, "replicated writes");
+    this.replicatedWrites =
+        new ReplicatedWrites(this, connector, dedicated, waitReplicas, waitTimeout);
   }
 
-  /** The client, for stores that need connections of their own codec (the token buckets). */
-  public RedisClient client() {
-    return client;
+  /** The connector, for stores that need connections of their own codec (the token buckets). */
+  public RedisConnector connector() {
+    return connector;
   }
 
-  public RedisURI uri() {
-    return uri;
+  public RedisTopology topology() {
+    return connector.topology();
+  }
+
+  /** Writes that wait for {@code cs.redis.wait-replicas} replicas (tickets, FAQ changes). */
+  public ReplicatedWrites replicatedWrites() {
+    return replicatedWrites;
   }
 
   /**
@@ -84,53 +84,18 @@ public final class LazyRedis implements Supplier<RedisCommands<String, String>>,
    * now.
    */
   @Override
-  public RedisCommands<String, String> get() {
-    StatefulRedisConnection<String, String> open = connection;
-    return (open != null ? open : connect()).sync();
+  public RedisClusterCommands<String, String> get() {
+    return shared.get().sync();
   }
 
   public boolean connected() {
-    StatefulRedisConnection<String, String> open = connection;
-    return open != null && open.isOpen();
-  }
-
-  private synchronized StatefulRedisConnection<String, String> connect() {
-    if (connection != null) {
-      return connection;
-    }
-    if (System.nanoTime() < nextAttemptNanos) {
-      throw new RedisConnectionException(
-          "Redis at "
-              + uri.getHost()
-              + ":"
-              + uri.getPort()
-              + " is not reachable"
-              + " (next try within "
-              + retryInterval
-              + ")",
-          lastFailure);
-    }
-    try {
-      connection = client.connect(uri);
-      log.info("Redis connected: {}:{}", uri.getHost(), uri.getPort());
-      return connection;
-    } catch (RuntimeException e) {
-      lastFailure = e;
-      nextAttemptNanos = System.nanoTime() + retryInterval.toNanos();
-      log.warn(
-          "Redis at {}:{} is not reachable ({}); the stores use their fallbacks and try again",
-          uri.getHost(),
-          uri.getPort(),
-          e.toString());
-      throw e;
-    }
+    return shared.connected();
   }
 
   @Override
-  public synchronized void close() {
-    if (connection != null) {
-      connection.close();
-    }
-    client.shutdown();
+  public void close() {
+    shared.close();
+    dedicated.close();
+    connector.close();
   }
 }

@@ -5,7 +5,7 @@ import dev.questionflow.workflows.codec.SealedText;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -105,7 +105,7 @@ public final class Reseal {
 
   /** Every key matching the pattern (SCAN, so Redis is not blocked by a large keyspace). */
   public static void scan(
-      RedisCommands<String, String> redis, String pattern, Consumer<String> each) {
+      RedisClusterCommands<String, String> redis, String pattern, Consumer<String> each) {
     ScanArgs args = ScanArgs.Builder.matches(pattern).limit(500);
     KeyScanCursor<String> cursor = redis.scan(args);
     while (true) {
@@ -118,12 +118,16 @@ public final class Reseal {
   }
 
   public static boolean setIf(
-      RedisCommands<String, String> redis, String key, String expected, String value) {
+      RedisClusterCommands<String, String> redis, String key, String expected, String value) {
     return one(redis.eval(SET_IF, ScriptOutputType.INTEGER, new String[] {key}, expected, value));
   }
 
   public static boolean lsetIf(
-      RedisCommands<String, String> redis, String key, long index, String expected, String value) {
+      RedisClusterCommands<String, String> redis,
+      String key,
+      long index,
+      String expected,
+      String value) {
     return one(
         redis.eval(
             LSET_IF,
@@ -135,7 +139,7 @@ public final class Reseal {
   }
 
   public static boolean hsetIf(
-      RedisCommands<String, String> redis,
+      RedisClusterCommands<String, String> redis,
       String key,
       String field,
       String expected,

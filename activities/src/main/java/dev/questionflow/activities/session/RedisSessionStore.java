@@ -12,7 +12,7 @@ import dev.questionflow.workflows.codec.SealedText.Place;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -145,7 +145,7 @@ public class RedisSessionStore implements SessionStore, Reseal.Resealable {
    * The shared connection's commands, asked for at each use (see LazyRedis: it may not be connected
    * yet).
    */
-  private final Supplier<RedisCommands<String, String>> redis;
+  private final Supplier<RedisClusterCommands<String, String>> redis;
 
   private final SessionLimits limits;
   private final SealedText sealed;
@@ -159,7 +159,7 @@ public class RedisSessionStore implements SessionStore, Reseal.Resealable {
           .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
   public RedisSessionStore(
-      Supplier<RedisCommands<String, String>> redis, SessionLimits limits, Clock clock) {
+      Supplier<RedisClusterCommands<String, String>> redis, SessionLimits limits, Clock clock) {
     this(redis, limits, clock, SealedText.PLAIN);
   }
 
@@ -168,7 +168,7 @@ public class RedisSessionStore implements SessionStore, Reseal.Resealable {
    *     workflow ID (which stays readable: the finish script deduplicates by it)
    */
   public RedisSessionStore(
-      Supplier<RedisCommands<String, String>> redis,
+      Supplier<RedisClusterCommands<String, String>> redis,
       SessionLimits limits,
       Clock clock,
       SealedText sealed) {

@@ -42,7 +42,7 @@ class RedisLaneLedgerTest {
   void close() {
     if (connection != null) {
       for (String suffix : new String[] {"waiting", "seq", "enqueued", "started"}) {
-        connection.sync().del("cs:lane:" + lane + ":" + suffix);
+        connection.sync().del("cs:lane:{" + lane + "}:" + suffix);
       }
       connection.close();
     }
@@ -101,6 +101,6 @@ class RedisLaneLedgerTest {
     clock.advance(500); // one ticket at 2 per second
     assertThat(ticking.takeFrontTicket(lane, 2, 3)).isTrue();
     assertThat(ticking.takeFrontTicket(lane, 2, 3)).isFalse();
-    connection.sync().del("cs:lane:" + lane + ":front-tickets");
+    connection.sync().del("cs:lane:{" + lane + "}:front-tickets");
   }
 }

@@ -48,13 +48,13 @@ class RedisTicketInboxTest {
   @AfterEach
   void cleanUp() {
     if (redis != null) {
-      for (String key : redis.keys("cs:ticket:" + prefix + "*")) {
+      for (String key : redis.keys("cs:{tickets}:ticket:" + prefix + "*")) {
         redis.del(key);
       }
       for (Ticket.Status status : Ticket.Status.values()) {
-        for (String id : redis.zrange("cs:tickets:" + status, 0, -1)) {
+        for (String id : redis.zrange("cs:{tickets}:status:" + status, 0, -1)) {
           if (id.startsWith(prefix)) {
-            redis.zrem("cs:tickets:" + status, id);
+            redis.zrem("cs:{tickets}:status:" + status, id);
           }
         }
       }
@@ -94,7 +94,7 @@ class RedisTicketInboxTest {
     Ticket open = inbox.createIfAbsent(ticket("a", now));
     inbox.update(open.answered("alice", "Unblocked, call us at 0800", now.plusSeconds(60)));
 
-    String stored = redis.get("cs:ticket:" + prefix + "a");
+    String stored = redis.get("cs:{tickets}:ticket:" + prefix + "a");
     assertThat(stored).contains("enc2:t1:").doesNotContain("4111").doesNotContain("Unblocked");
     Ticket read = inbox.find(prefix + "a").orElseThrow();
     assertThat(read.question()).isEqualTo("my card 4111 1111 1111 1111 is blocked");
@@ -140,19 +140,19 @@ class RedisTicketInboxTest {
     Instant now = Instant.now();
     RedisTicketInbox inbox = inbox(now);
     Ticket open = inbox.createIfAbsent(ticket("b", now));
-    assertThat(redis.pttl("cs:ticket:" + prefix + "b")).isEqualTo(-1L); // open: kept
+    assertThat(redis.pttl("cs:{tickets}:ticket:" + prefix + "b")).isEqualTo(-1L); // open: kept
 
     inbox.update(open.answered("alice", "Done.", now));
-    long ttl = redis.pttl("cs:ticket:" + prefix + "b");
+    long ttl = redis.pttl("cs:{tickets}:ticket:" + prefix + "b");
     assertThat(ttl).isBetween(RETENTION.toMillis() - 60_000, RETENTION.toMillis());
-    assertThat(redis.zscore("cs:tickets:ANSWERED", prefix + "b")).isNotNull();
+    assertThat(redis.zscore("cs:{tickets}:status:ANSWERED", prefix + "b")).isNotNull();
 
     // a later answer, past the first one's retention, prunes its index entry
     Instant later = now.plus(RETENTION).plusSeconds(1);
     RedisTicketInbox laterInbox = inbox(later);
     Ticket other = laterInbox.createIfAbsent(ticket("c", later));
     laterInbox.update(other.answered("bob", "Done too.", later));
-    assertThat(redis.zscore("cs:tickets:ANSWERED", prefix + "b")).isNull();
-    assertThat(redis.zscore("cs:tickets:ANSWERED", prefix + "c")).isNotNull();
+    assertThat(redis.zscore("cs:{tickets}:status:ANSWERED", prefix + "b")).isNull();
+    assertThat(redis.zscore("cs:{tickets}:status:ANSWERED", prefix + "c")).isNotNull();
   }
 }

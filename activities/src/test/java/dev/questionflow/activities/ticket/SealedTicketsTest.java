@@ -55,13 +55,13 @@ class SealedTicketsTest {
   @AfterEach
   void cleanUp() {
     if (redis != null) {
-      for (String key : redis.keys("cs:ticket:" + prefix + "*")) {
+      for (String key : redis.keys("cs:{tickets}:ticket:" + prefix + "*")) {
         redis.del(key);
       }
       for (Ticket.Status status : Ticket.Status.values()) {
-        for (String id : redis.zrange("cs:tickets:" + status, 0, -1)) {
+        for (String id : redis.zrange("cs:{tickets}:status:" + status, 0, -1)) {
           if (id.startsWith(prefix)) {
-            redis.zrem("cs:tickets:" + status, id);
+            redis.zrem("cs:{tickets}:status:" + status, id);
           }
         }
       }
@@ -113,7 +113,7 @@ class SealedTicketsTest {
     inbox(SealedText.PLAIN).createIfAbsent(ticket("p", "plain question 4111"));
     inbox(SealedText.PLAIN).createIfAbsent(ticket("q", "placeholder"));
     setField("q", "question", enc1("enc1 question 4111"));
-    redis.pexpire("cs:ticket:" + prefix + "p", Duration.ofDays(2).toMillis());
+    redis.pexpire("cs:{tickets}:ticket:" + prefix + "p", Duration.ofDays(2).toMillis());
 
     RedisTicketInbox inbox = inbox(SealedText.with(KEYS));
     RedisTicketInbox strict = inbox(SealedText.with(KEYS, true));
@@ -130,19 +130,22 @@ class SealedTicketsTest {
     Reseal.Count count = inbox.reseal();
 
     assertThat(count.resealed()).isGreaterThanOrEqualTo(2);
-    String p = redis.get("cs:ticket:" + prefix + "p");
+    String p = redis.get("cs:{tickets}:ticket:" + prefix + "p");
     assertThat(JSON.readTree(p).get("question").asText()).startsWith("enc2:t1:");
-    assertThat(JSON.readTree(redis.get("cs:ticket:" + prefix + "q")).get("question").asText())
+    assertThat(
+            JSON.readTree(redis.get("cs:{tickets}:ticket:" + prefix + "q"))
+                .get("question")
+                .asText())
         .startsWith("enc2:t1:");
     assertThat(p).doesNotContain("4111");
-    assertThat(redis.pttl("cs:ticket:" + prefix + "p")).as("its TTL kept").isPositive();
+    assertThat(redis.pttl("cs:{tickets}:ticket:" + prefix + "p")).as("its TTL kept").isPositive();
     assertThat(strict.list(Ticket.Status.OPEN, 10_000))
         .extracting(Ticket::ticketId)
         .contains(prefix + "p", prefix + "q");
     assertThat(strict.find(prefix + "q").orElseThrow().question()).isEqualTo("enc1 question 4111");
     // again: nothing of ours left to rewrite, the values stay as they are
     inbox.reseal();
-    assertThat(redis.get("cs:ticket:" + prefix + "p")).isEqualTo(p);
+    assertThat(redis.get("cs:{tickets}:ticket:" + prefix + "p")).isEqualTo(p);
     // a plain value planted after the reseal is refused
     setField("p", "question", "call 0900 to unblock your card");
     assertThatThrownBy(() -> strict.find(prefix + "p"))
@@ -154,12 +157,12 @@ class SealedTicketsTest {
   }
 
   private String field(String id, String name) throws Exception {
-    return JSON.readTree(redis.get("cs:ticket:" + prefix + id)).get(name).asText();
+    return JSON.readTree(redis.get("cs:{tickets}:ticket:" + prefix + id)).get(name).asText();
   }
 
   /** What someone with write access to Redis does: change one field of a ticket's JSON. */
   private void setField(String id, String name, String value) throws Exception {
-    String key = "cs:ticket:" + prefix + id;
+    String key = "cs:{tickets}:ticket:" + prefix + id;
     ObjectNode node = (ObjectNode) JSON.readTree(redis.get(key));
     node.put(name, value);
     long ttl = redis.pttl(key);

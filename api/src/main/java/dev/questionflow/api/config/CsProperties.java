@@ -227,19 +227,37 @@ public record CsProperties(
   }
 
   /**
-   * @param url unset = every store in process memory
+   * @param url unset = every store in process memory; one Redis, a Sentinel group or a cluster
+   *     (RedisTopology)
    * @param commandTimeout each Redis command's limit (and the connect timeout)
    * @param retryInterval after a failed connect, the next one is tried no sooner than this
-   */
-  /**
    * @param tlsCa {@code REDIS_TLS_CA}: PEM file of the private CA behind a {@code rediss://}
    *     server's certificate (unset: the JDK's trusted CAs)
+   * @param waitReplicas {@code REDIS_WAIT_REPLICAS}: replicas that must acknowledge a ticket or FAQ
+   *     change write (WAIT); 0 = do not wait
+   * @param waitTimeout {@code REDIS_WAIT_TIMEOUT}: how long such a write waits for them
    */
   public record Redis(
-      String url, Duration commandTimeout, Duration retryInterval, java.nio.file.Path tlsCa) {
+      String url,
+      Duration commandTimeout,
+      Duration retryInterval,
+      java.nio.file.Path tlsCa,
+      Integer waitReplicas,
+      Duration waitTimeout) {
     public Redis {
       commandTimeout = commandTimeout == null ? Duration.ofSeconds(1) : commandTimeout;
       retryInterval = retryInterval == null ? Duration.ofSeconds(1) : retryInterval;
+      waitReplicas = waitReplicas == null ? 0 : waitReplicas;
+      waitTimeout = waitTimeout == null ? Duration.ofSeconds(1) : waitTimeout;
+      if (waitReplicas < 0) {
+        throw new IllegalArgumentException(
+            "cs.redis.wait-replicas (REDIS_WAIT_REPLICAS) must be 0 (off) or more, not "
+                + waitReplicas);
+      }
+      if (waitTimeout.isNegative() || waitTimeout.isZero()) {
+        throw new IllegalArgumentException(
+            "cs.redis.wait-timeout (REDIS_WAIT_TIMEOUT) must be positive, not " + waitTimeout);
+      }
     }
 
     public boolean configured() {

@@ -92,8 +92,7 @@ class FlowControlConfig {
     if (lazy != null) {
       buckets =
           new RedisBuckets(
-              lazy.client(),
-              lazy.uri(),
+              lazy.connector(),
               properties.flowControl().throttleRedisTimeout(),
               TimeMeter.SYSTEM_MILLISECONDS);
       buckets.connect(); // in the background: local buckets until it is connected

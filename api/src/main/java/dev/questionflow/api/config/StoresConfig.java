@@ -5,6 +5,7 @@ import dev.questionflow.activities.learning.InMemoryFaqChangeLog;
 import dev.questionflow.activities.learning.RedisFaqChangeLog;
 import dev.questionflow.activities.redis.LazyRedis;
 import dev.questionflow.activities.redis.RedisOrMemory;
+import dev.questionflow.activities.redis.RedisTopology;
 import dev.questionflow.activities.redis.Reseal;
 import dev.questionflow.activities.resilience.DependencyBreakers;
 import dev.questionflow.activities.resilience.UpstreamErrors;
@@ -14,6 +15,7 @@ import dev.questionflow.activities.session.SessionLimits;
 import dev.questionflow.activities.session.SessionStore;
 import dev.questionflow.activities.ticket.GuardedTicketInbox;
 import dev.questionflow.activities.ticket.InMemoryTicketInbox;
+import dev.questionflow.activities.ticket.LegacyTicketKeys;
 import dev.questionflow.activities.ticket.RedisTicketInbox;
 import dev.questionflow.activities.ticket.TicketInbox;
 import dev.questionflow.api.payload.PayloadProperties;
@@ -22,6 +24,7 @@ import dev.questionflow.faq.FaqPack;
 import dev.questionflow.workflows.codec.SealedText;
 import java.time.Clock;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -44,7 +47,48 @@ class StoresConfig {
   @ConditionalOnExpression("'${cs.redis.url:}' != ''")
   LazyRedis redis(CsProperties properties) {
     CsProperties.Redis redis = properties.redis();
-    return new LazyRedis(redis.url(), redis.commandTimeout(), redis.retryInterval(), redis.tlsCa());
+    // an unparseable URL stops the start here, with the accepted forms
+    RedisTopology topology = RedisTopology.parse(redis.url());
+    LazyRedis lazy =
+        new LazyRedis(
+            topology,
+            redis.commandTimeout(),
+            redis.retryInterval(),
+            redis.tlsCa(),
+            redis.waitReplicas(),
+            redis.waitTimeout());
+    log.info(
+        "Redis: {} ({}); ticket and FAQ change writes {}",
+        topology.describe(),
+        topology.kind().name().toLowerCase(java.util.Locale.ROOT),
+        redis.waitReplicas() > 0
+            ? "wait for " + redis.waitReplicas() + " replica(s), at most " + redis.waitTimeout()
+            : "do not wait for replicas (cs.redis.wait-replicas 0)");
+    return lazy;
+  }
+
+  /**
+   * Tickets under the names from before the hash tag, moved before the inbox's first use; none on a
+   * cluster (see {@link LegacyTicketKeys}). One for the inbox and the reseal.
+   */
+  @Bean
+  @ConditionalOnExpression("'${cs.redis.url:}' != ''")
+  LegacyTicketKeys legacyTicketKeys(LazyRedis redis) {
+    if (redis.topology().kind() == RedisTopology.Kind.CLUSTER) {
+      return LegacyTicketKeys.none();
+    }
+    LegacyTicketKeys legacy = LegacyTicketKeys.toMove();
+    // now, in the background (start-up does not wait for Redis); if Redis is down, the inbox's
+    // first use moves them before it reads or writes a ticket
+    CompletableFuture.runAsync(() -> legacy.ensureMoved(redis.get()))
+        .exceptionally(
+            e -> {
+              log.info(
+                  "ticket keys not checked yet ({}); checked at the inbox's first use",
+                  e.toString());
+              return null;
+            });
+    return legacy;
   }
 
   /**
@@ -54,6 +98,7 @@ class StoresConfig {
   @Bean
   TicketInbox ticketInbox(
       ObjectProvider<LazyRedis> redis,
+      ObjectProvider<LegacyTicketKeys> legacy,
       DependencyBreakers breakers,
       UpstreamErrors errors,
       SealedText sealed,
@@ -65,7 +110,13 @@ class StoresConfig {
           sealed.encrypting() ? "encrypted" : "NOT encrypted",
           payloads.closedTicketRetention());
       return new GuardedTicketInbox(
-          new RedisTicketInbox(lazy, sealed, payloads.closedTicketRetention(), Clock.systemUTC()),
+          new RedisTicketInbox(
+              lazy,
+              lazy.replicatedWrites(),
+              legacy.getObject(),
+              sealed,
+              payloads.closedTicketRetention(),
+              Clock.systemUTC()),
           breakers,
           errors);
     }
@@ -87,7 +138,7 @@ class StoresConfig {
       log.info(
           "FAQ change log: Redis, phrasings and answers {}",
           sealed.encrypting() ? "encrypted" : "NOT encrypted");
-      return new RedisFaqChangeLog(lazy, sealed, pack.id());
+      return new RedisFaqChangeLog(lazy, lazy.replicatedWrites(), sealed, pack.id());
     }
     log.warn(
         "REDIS_URL is not set: what staff learn from tickets (FAQ phrasings and entries) is in process memory,"
@@ -135,6 +186,7 @@ class StoresConfig {
   @Bean
   StoredTextReseal storedTextReseal(
       ObjectProvider<LazyRedis> redis,
+      ObjectProvider<LegacyTicketKeys> legacy,
       CsProperties properties,
       PayloadProperties payloads,
       SealedText sealed,
@@ -145,9 +197,14 @@ class StoresConfig {
             ? List.of()
             : List.of(
                 new RedisTicketInbox(
-                    lazy, sealed, payloads.closedTicketRetention(), Clock.systemUTC()),
+                    lazy,
+                    lazy.replicatedWrites(),
+                    legacy.getObject(),
+                    sealed,
+                    payloads.closedTicketRetention(),
+                    Clock.systemUTC()),
                 new RedisSessionStore(lazy, sessionLimits(properties), Clock.systemUTC(), sealed),
-                new RedisFaqChangeLog(lazy, sealed, pack.id()));
+                new RedisFaqChangeLog(lazy, lazy.replicatedWrites(), sealed, pack.id()));
     return new StoredTextReseal(sealed, sealed.keyId(), stores);
   }
 

@@ -1,7 +1,7 @@
 package dev.questionflow.api.question;
 
 import io.lettuce.core.SetArgs;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -28,7 +28,8 @@ abstract class RecentSubmits {
   /** Forgets a submit that was not accepted, so the caller's retry goes through. */
   abstract void forget(String workflowId);
 
-  static RecentSubmits redis(Supplier<RedisCommands<String, String>> redis, Duration window) {
+  static RecentSubmits redis(
+      Supplier<RedisClusterCommands<String, String>> redis, Duration window) {
     return new RecentSubmits() {
       @Override
       boolean first(String workflowId) {

@@ -43,8 +43,7 @@ class AccessLimitsConfig {
           limits.perIp());
       return new AccessLimiter(limits, null, time, meters);
     }
-    RedisBuckets redis =
-        new RedisBuckets(shared.client(), shared.uri(), limits.redisTimeout(), time);
+    RedisBuckets redis = new RedisBuckets(shared.connector(), limits.redisTimeout(), time);
     if (redis.awaitConnected(limits.redisConnectTimeout())) {
       log.info(
           "access limits shared through Redis: global {}, per user {}, per IP {}",
