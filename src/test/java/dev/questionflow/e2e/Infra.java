@@ -6,6 +6,7 @@ import dev.questionflow.workflows.codec.EncryptionCodec;
 import dev.questionflow.workflows.codec.PayloadKeys;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
+import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.io.IOException;
@@ -141,6 +142,21 @@ final class Infra {
       throw new AssertionError(String.join(" ", command) + " failed: " + err + out);
     }
     return out;
+  }
+
+  /**
+   * The history of a question's own run: a question handed over to a person continued as new into
+   * the wait for a person (TicketReplyWorkflow), whose run is the latest under the workflow ID.
+   */
+  static WorkflowExecutionHistory questionRun(WorkflowClient temporal, String workflowId) {
+    WorkflowExecutionHistory latest = temporal.fetchHistory(workflowId);
+    String previous =
+        latest
+            .getEvents()
+            .get(0)
+            .getWorkflowExecutionStartedEventAttributes()
+            .getContinuedExecutionRunId();
+    return previous.isEmpty() ? latest : temporal.fetchHistory(workflowId, previous);
   }
 
   /** Closes each part that was created (null: its start failed or never ran), in order. */

@@ -159,7 +159,7 @@ final class QuestionStorm {
     int ticketsRetried = 0;
     long lastTicketWrittenAt = 0;
     for (Outcome outcome : outcomes.values()) {
-      List<HistoryEvent> events = temporal.fetchHistory(outcome.workflowId()).getEvents();
+      List<HistoryEvent> events = Infra.questionRun(temporal, outcome.workflowId()).getEvents();
       Map<Long, String> scheduled = new HashMap<>();
       Map<String, Integer> completed = new HashMap<>();
       int completions = 0;
@@ -196,10 +196,14 @@ final class QuestionStorm {
       }
     }
     // workflow IDs come from the question (Temporal refuses a second start of one): a question
-    // asked twice shows as a second run of its ID, or as a workflow beyond those accepted
+    // asked twice shows as a second question run of its ID, or as a workflow beyond those accepted
+    // (a handed-over question's wait for a person is a run of another type)
     List<JsonNode> workflows =
         Infra.temporalJsonList(
-            "workflow", "list", "--query", "SessionId STARTS_WITH '" + batch + "-'");
+            "workflow",
+            "list",
+            "--query",
+            "SessionId STARTS_WITH '" + batch + "-' AND WorkflowType = 'QuestionWorkflow'");
     Map<String, Long> runs =
         workflows.stream()
             .collect(
@@ -217,13 +221,18 @@ final class QuestionStorm {
     return new Histories(duplicates, ticketsRetried, lastTicketWrittenAt);
   }
 
-  /** The TICKETED questions' workflows as Temporal's visibility lists them. */
+  /**
+   * The TICKETED questions' workflows as Temporal's visibility lists them: those waiting for a
+   * person (the question's own run, continued as new into that wait, says TICKETED too).
+   */
   List<String> ticketedWorkflows() throws Exception {
     return Infra.temporalJsonList(
             "workflow",
             "list",
             "--query",
-            "SessionId STARTS_WITH '" + batch + "-' AND Stage = 'TICKETED'")
+            "SessionId STARTS_WITH '"
+                + batch
+                + "-' AND Stage = 'TICKETED' AND ExecutionStatus = 'Running'")
         .stream()
         .map(w -> w.at("/execution/workflowId").asText())
         .toList();
