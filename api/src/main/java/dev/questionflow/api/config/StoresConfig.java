@@ -110,15 +110,7 @@ class StoresConfig {
           sealed.encrypting() ? "encrypted" : "NOT encrypted",
           payloads.closedTicketRetention());
       return new GuardedTicketInbox(
-          new RedisTicketInbox(
-              lazy,
-              lazy.replicatedWrites(),
-              legacy.getObject(),
-              sealed,
-              payloads.closedTicketRetention(),
-              Clock.systemUTC()),
-          breakers,
-          errors);
+          redisTicketInbox(lazy, legacy, sealed, payloads), breakers, errors);
     }
     log.warn(
         "REDIS_URL is not set: the ticket inbox is in process memory and is NOT durable; tickets are lost when this"
@@ -196,13 +188,7 @@ class StoresConfig {
         lazy == null
             ? List.of()
             : List.of(
-                new RedisTicketInbox(
-                    lazy,
-                    lazy.replicatedWrites(),
-                    legacy.getObject(),
-                    sealed,
-                    payloads.closedTicketRetention(),
-                    Clock.systemUTC()),
+                redisTicketInbox(lazy, legacy, sealed, payloads),
                 new RedisSessionStore(lazy, sessionLimits(properties), Clock.systemUTC(), sealed),
                 new RedisFaqChangeLog(lazy, lazy.replicatedWrites(), sealed, pack.id()));
     return new StoredTextReseal(sealed, sealed.keyId(), stores);
@@ -213,5 +199,20 @@ class StoresConfig {
     return sessions == null
         ? SessionLimits.DEFAULT
         : SessionLimits.of(sessions.maxTurns(), sessions.ttl());
+  }
+
+  /** The Redis ticket inbox, as the inbox bean and the reseal both open it. */
+  private static RedisTicketInbox redisTicketInbox(
+      LazyRedis lazy,
+      ObjectProvider<LegacyTicketKeys> legacy,
+      SealedText sealed,
+      PayloadProperties payloads) {
+    return new RedisTicketInbox(
+        lazy,
+        lazy.replicatedWrites(),
+        legacy.getObject(),
+        sealed,
+        payloads.closedTicketRetention(),
+        Clock.systemUTC());
   }
 }
