@@ -1,6 +1,8 @@
 package dev.questionflow.activities.generation;
 
+import dev.questionflow.workflows.generation.ModelFailures;
 import io.temporal.activity.Activity;
+import io.temporal.failure.ApplicationFailure;
 import java.time.Duration;
 
 /**
@@ -58,5 +60,29 @@ record AttemptLimit(long endsAtEpochMillis, long startToCloseMillis) {
   boolean cutShort(long chainBudgetMillis, long callBudgetMillis) {
     return endsAtEpochMillis > 0
         && (chainBudgetMillis <= 0 || callBudgetMillis < chainBudgetMillis);
+  }
+
+  /**
+   * The failure of a call abandoned at its budget: a timeout like the client's own when the attempt
+   * cut the budget short, else over the chain budget; neither retried (the provider may still be
+   * answering).
+   */
+  ApplicationFailure abandoned(String role, long chainBudgetMillis, long callBudgetMillis) {
+    if (cutShort(chainBudgetMillis, callBudgetMillis)) {
+      return ApplicationFailure.newNonRetryableFailure(
+          "the "
+              + role
+              + " model did not answer within what its activity attempt had left ("
+              + callBudgetMillis
+              + " ms): abandoned",
+          ModelFailures.TIMEOUT);
+    }
+    return ApplicationFailure.newNonRetryableFailure(
+        "the "
+            + role
+            + " model did not answer within the chain budget ("
+            + callBudgetMillis
+            + " ms): abandoned",
+        ModelFailures.OVER_BUDGET);
   }
 }

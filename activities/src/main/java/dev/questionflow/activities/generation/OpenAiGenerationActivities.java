@@ -258,24 +258,7 @@ public class OpenAiGenerationActivities implements GenerationActivities {
       gate.afterCall(false, elapsedMillis(started));
       breaker.onError(System.nanoTime() - started, TimeUnit.NANOSECONDS, e);
       errors.record(model.dependency(), Kind.TIMEOUT);
-      if (attempt.cutShort(request.callBudgetMillis(), budget)) {
-        // the attempt ended the call, not the chain budget: a timeout like the client's own, and
-        // like it not retried (the provider may still be answering)
-        throw ApplicationFailure.newNonRetryableFailure(
-            "the "
-                + model.role()
-                + " model did not answer within what its activity attempt had left ("
-                + budget
-                + " ms): abandoned",
-            ModelFailures.TIMEOUT);
-      }
-      throw ApplicationFailure.newNonRetryableFailure(
-          "the "
-              + model.role()
-              + " model did not answer within the chain budget ("
-              + budget
-              + " ms): abandoned",
-          ModelFailures.OVER_BUDGET);
+      throw attempt.abandoned(model.role(), request.callBudgetMillis(), budget);
     } catch (RuntimeException e) {
       gate.afterCall(!ModelErrors.classify(e).countsAgainstHealth(), elapsedMillis(started));
       throw failed(model, breaker, started, e);
