@@ -8,24 +8,26 @@ import org.springframework.security.oauth2.server.resource.authentication.Bearer
 
 /**
  * Bearer tokens that are API keys: chat back ends ({@code CALLER_API_KEYS}), staff ({@code
- * STAFF_API_KEYS}) and the admin ({@code ADMIN_API_KEY}). A token shaped like a JWT is left to the
- * JWT providers behind this one.
+ * STAFF_API_KEYS}), the admin ({@code ADMIN_API_KEY}) and Prometheus ({@code METRICS_API_KEY}). A
+ * token shaped like a JWT is left to the JWT providers behind this one.
  */
 final class ApiKeyAuthenticationProvider implements AuthenticationProvider {
 
   private final ApiKeys callers;
   private final ApiKeys staff;
   private final ApiKeys admins;
+  private final ApiKeys metrics;
 
   /**
    * @throws IllegalArgumentException when one key is configured twice (its role would depend on the
    *     order here)
    */
-  ApiKeyAuthenticationProvider(ApiKeys callers, ApiKeys staff, ApiKeys admins) {
-    ApiKeys.requireDistinct(callers, staff, admins);
+  ApiKeyAuthenticationProvider(ApiKeys callers, ApiKeys staff, ApiKeys admins, ApiKeys metrics) {
+    ApiKeys.requireDistinct(callers, staff, admins, metrics);
     this.callers = callers;
     this.staff = staff;
     this.admins = admins;
+    this.metrics = metrics;
   }
 
   @Override
@@ -46,6 +48,10 @@ final class ApiKeyAuthenticationProvider implements AuthenticationProvider {
     if (caller.isPresent()) {
       return new RequesterAuthentication(
           Requester.backend(caller.get().name(), caller.get().maxTier()));
+    }
+    Optional<ApiKeys.Entry> scraper = metrics.match(token);
+    if (scraper.isPresent()) {
+      return new RequesterAuthentication(Requester.metrics(scraper.get().name()));
     }
     throw new BadCredentialsException("unknown API key");
   }

@@ -32,6 +32,8 @@ public record Requester(String name, Kind kind, String visitorId, Tier maxTier) 
     ADMIN("ROLE_ADMIN"),
     /** Trial mode on loopback: a caller, staff and admin at once. */
     LOCAL("ROLE_CALLER", "ROLE_ADMIN"),
+    /** Prometheus with {@code METRICS_API_KEY}: reads {@code /actuator/prometheus} only. */
+    METRICS("ROLE_METRICS"),
     /** Signed in with the identity provider but holding none of our roles. */
     NO_ROLE();
 
@@ -60,6 +62,10 @@ public record Requester(String name, Kind kind, String visitorId, Tier maxTier) 
 
   public static Requester admin(String name) {
     return new Requester(name, Kind.ADMIN, null, Tier.STANDARD);
+  }
+
+  public static Requester metrics(String name) {
+    return new Requester(name, Kind.METRICS, null, Tier.STANDARD);
   }
 
   public static Requester withoutRole(String name) {

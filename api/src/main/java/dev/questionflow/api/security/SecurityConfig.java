@@ -19,6 +19,9 @@ import org.springframework.security.access.hierarchicalroles.RoleHierarchy;
 import org.springframework.security.access.hierarchicalroles.RoleHierarchyImpl;
 import org.springframework.security.authentication.AuthenticationManager;
 import org.springframework.security.authentication.AuthenticationProvider;
+import org.springframework.security.authorization.AuthenticatedAuthorizationManager;
+import org.springframework.security.authorization.AuthorityAuthorizationManager;
+import org.springframework.security.authorization.AuthorizationManagers;
 import org.springframework.security.config.annotation.method.configuration.EnableMethodSecurity;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.annotation.web.configuration.EnableWebSecurity;
@@ -39,7 +42,8 @@ import org.springframework.web.util.UrlPathHelper;
  * provider, the chat page's signed web-session cookie, or, in trial mode only, the per-start trial
  * token (bearer or cookie). Browser requests from other origins may change nothing ({@link
  * CrossSiteRequests}). Roles: CALLER asks questions and reads its own, STAFF reads every question
- * and answers tickets, ADMIN is staff plus the admin API and the actuator.
+ * and answers tickets, ADMIN is staff plus the admin API and the actuator, METRICS (Prometheus's
+ * key) reads {@code /actuator/prometheus} and nothing else.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableWebSecurity
@@ -101,7 +105,8 @@ class SecurityConfig {
         new ApiKeyAuthenticationProvider(
             ApiKeys.parse("CALLER_API_KEYS", properties.callerApiKeys()),
             ApiKeys.parse("STAFF_API_KEYS", properties.staffApiKeys()),
-            ApiKeys.single("ADMIN_API_KEY", "admin", properties.adminApiKey()));
+            ApiKeys.single("ADMIN_API_KEY", "admin", properties.adminApiKey()),
+            ApiKeys.single("METRICS_API_KEY", "prometheus", properties.metricsApiKey()));
     AuthenticationProvider oidc = null;
     if (properties.jwt().configured()) {
       oidc = StaffJwt.authenticationProvider(properties.jwt());
@@ -115,8 +120,8 @@ class SecurityConfig {
   }
 
   /**
-   * Health probes open; everything else of the actuator (details, metrics, Prometheus) for admins
-   * only.
+   * Health probes open; Prometheus's scrape for the metrics key and admins; everything else of the
+   * actuator (details, metrics) for admins only.
    */
   @Bean
   @Order(1)
@@ -135,6 +140,8 @@ class SecurityConfig {
                         "/actuator/health/liveness",
                         "/actuator/health/readiness")
                     .permitAll()
+                    .requestMatchers("/actuator/prometheus")
+                    .hasAnyRole("ADMIN", "METRICS")
                     .anyRequest()
                     .hasRole("ADMIN"));
     return common(http, bearer, trial, crossSite.filter(List.of())).build();
@@ -231,8 +238,13 @@ class SecurityConfig {
                 .hasRole("CALLER")
                 .requestMatchers("/api/v1/questions/**")
                 .hasAnyRole("CALLER", "STAFF")
+                // any signed-in requester but Prometheus: its key is for the scrape only
                 .anyRequest()
-                .authenticated());
+                .access(
+                    AuthorizationManagers.allOf(
+                        AuthenticatedAuthorizationManager.authenticated(),
+                        AuthorizationManagers.not(
+                            AuthorityAuthorizationManager.hasRole("METRICS")))));
     // limits count only what was let in; not a bean, so the servlet container does not run it a
     // second time
     http.addFilterAfter(

@@ -12,6 +12,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *     ({@code CALLER_API_KEYS})
  * @param staffApiKeys support staff, same format ({@code STAFF_API_KEYS})
  * @param adminApiKey the admin key ({@code ADMIN_API_KEY})
+ * @param metricsApiKey Prometheus's key ({@code METRICS_API_KEY}): reads {@code
+ *     /actuator/prometheus} and nothing else
  * @param jwt staff and admin sign-in with bearer JWTs from the organisation's OIDC provider
  * @param workflowIdSecret key of the workflow-ID HMAC and of the web sessions' signatures ({@code
  *     WORKFLOW_ID_SECRET}); blank = generated once and kept in {@code dataDir}
@@ -28,6 +30,7 @@ public record SecurityProperties(
     String callerApiKeys,
     String staffApiKeys,
     String adminApiKey,
+    String metricsApiKey,
     Jwt jwt,
     String workflowIdSecret,
     Path dataDir,
@@ -83,7 +86,10 @@ public record SecurityProperties(
             : publicOrigins.stream().filter(o -> !blank(o)).map(String::trim).toList();
   }
 
-  /** True when any credential is configured: then nobody is let in without one. */
+  /**
+   * True when any credential is configured: then nobody is let in without one. The metrics key does
+   * not count: it grants no use of the service, so alone it leaves trial mode on.
+   */
   public boolean anyCredentialConfigured() {
     return !blank(callerApiKeys) || !blank(staffApiKeys) || !blank(adminApiKey) || jwt.configured();
   }

@@ -7,7 +7,8 @@ import java.util.Map;
 /**
  * The zero-install trial: with no credential configured the service binds to 127.0.0.1, and the
  * per-start {@link TrialToken} makes its holder the caller {@code local} (staff and admin too). Any
- * configured key or token issuer, or a non-loopback {@code SERVER_ADDRESS}, turns it off.
+ * configured key or token issuer, or a non-loopback {@code SERVER_ADDRESS}, turns it off; the
+ * metrics key ({@code METRICS_API_KEY}) does not, as it grants no use of the service.
  */
 public final class TrialMode {
 

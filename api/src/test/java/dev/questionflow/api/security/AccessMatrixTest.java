@@ -56,6 +56,7 @@ import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilde
           + ":VIP",
       "cs.security.staff-api-keys=alice:" + AccessMatrixTest.KEY_STAFF,
       "cs.security.admin-api-key=" + AccessMatrixTest.KEY_ADMIN,
+      "cs.security.metrics-api-key=" + AccessMatrixTest.KEY_METRICS,
       "cs.security.workflow-id-secret=matrix-test-secret-0123456789"
     })
 @AutoConfigureMockMvc
@@ -67,6 +68,7 @@ class AccessMatrixTest {
   static final String KEY_VIP = "key-vip-0123456789abcdef-abcdef0123456789";
   static final String KEY_STAFF = "staff-0123456789abcdef-abcdef0123456789";
   static final String KEY_ADMIN = "admin-0123456789abcdef-abcdef0123456789";
+  static final String KEY_METRICS = "metrics-0123456789abcdef-abcdef0123456789";
   private static final ObjectMapper JSON = new ObjectMapper();
 
   enum Who {
@@ -75,7 +77,9 @@ class AccessMatrixTest {
     CALLER_B,
     VISITOR,
     STAFF,
-    ADMIN
+    ADMIN,
+    /** Prometheus with METRICS_API_KEY */
+    METRICS
   }
 
   @Autowired MockMvc mvc;
@@ -123,6 +127,7 @@ class AccessMatrixTest {
       case VISITOR -> request.cookie(visitorCookie);
       case STAFF -> request.header("Authorization", "Bearer " + KEY_STAFF);
       case ADMIN -> request.header("Authorization", "Bearer " + KEY_ADMIN);
+      case METRICS -> request.header("Authorization", "Bearer " + KEY_METRICS);
     };
   }
 
@@ -196,7 +201,7 @@ class AccessMatrixTest {
   void everyEndpointAnswersEachKindOfRequesterAsExpected() throws Exception {
     String ticket = ticketsOfA.get(0);
     String runBefore = runId(answeredOfA);
-    //                          NOBODY CALLER_A CALLER_B VISITOR STAFF ADMIN
+    //                          NOBODY CALLER_A CALLER_B VISITOR STAFF ADMIN METRICS
     assertRow(
         "GET question",
         who -> get("/api/v1/questions/" + answeredOfA),
@@ -205,7 +210,8 @@ class AccessMatrixTest {
         404,
         404,
         200,
-        200);
+        200,
+        403);
     assertRow(
         "GET events",
         who -> get("/api/v1/questions/" + answeredOfA + "/events"),
@@ -214,10 +220,12 @@ class AccessMatrixTest {
         404,
         404,
         200,
-        200);
-    assertRow("GET tickets", who -> get("/api/v1/tickets"), 401, 403, 403, 403, 200, 200);
-    assertRow("GET ticket", who -> get("/api/v1/tickets/" + ticket), 401, 403, 403, 403, 200, 200);
-    assertRow("GET me", who -> get("/api/v1/me"), 401, 200, 200, 200, 200, 200);
+        200,
+        403);
+    assertRow("GET tickets", who -> get("/api/v1/tickets"), 401, 403, 403, 403, 200, 200, 403);
+    assertRow(
+        "GET ticket", who -> get("/api/v1/tickets/" + ticket), 401, 403, 403, 403, 200, 200, 403);
+    assertRow("GET me", who -> get("/api/v1/me"), 401, 200, 200, 200, 200, 200, 403);
     // the Web UI's codec: staff and admins; the chat page's cookie counts on /api/ only
     assertRow(
         "POST codec decode",
@@ -231,7 +239,8 @@ class AccessMatrixTest {
         403,
         401,
         200,
-        200);
+        200,
+        403);
     // the in-process test server has no visibility store: the admin's 501 says the request got
     // through
     assertRow(
@@ -242,7 +251,8 @@ class AccessMatrixTest {
         403,
         403,
         403,
-        501);
+        501,
+        403);
     assertRow(
         "GET admin FAQ changes",
         who -> get("/api/v1/admin/faq/changes"),
@@ -251,7 +261,8 @@ class AccessMatrixTest {
         403,
         403,
         403,
-        200);
+        200,
+        403);
     // the admin's 404 on a version that does not exist says the request got through
     assertRow(
         "POST admin FAQ change revert",
@@ -261,7 +272,8 @@ class AccessMatrixTest {
         403,
         403,
         403,
-        404);
+        404,
+        403);
     assertRow(
         "GET admin history",
         who -> get("/api/v1/admin/questions/" + answeredOfA + "/history"),
@@ -270,7 +282,8 @@ class AccessMatrixTest {
         403,
         403,
         403,
-        200);
+        200,
+        403);
     // the admin's cell on an unknown question (404: it got through), everybody else's on a real one
     // (refused)
     assertRow(
@@ -285,7 +298,8 @@ class AccessMatrixTest {
         403,
         403,
         403,
-        404);
+        404,
+        403);
     assertThat(runId(answeredOfA)).as("no refused re-run reset the question").isEqualTo(runBefore);
     // no Redis here: the admin's 409 (nothing stored to reseal) says the request got through
     assertRow(
@@ -296,23 +310,37 @@ class AccessMatrixTest {
         403,
         403,
         403,
-        409);
+        409,
+        403);
     // the chat page's session cookie counts on the API only: on the actuator a visitor is nobody
-    assertRow("GET prometheus", who -> get("/actuator/prometheus"), 401, 403, 403, 401, 403, 200);
-    assertRow("GET metrics", who -> get("/actuator/metrics"), 401, 403, 403, 401, 403, 200);
     assertRow(
-        "GET readiness", who -> get("/actuator/health/readiness"), 200, 200, 200, 200, 200, 200);
+        "GET prometheus", who -> get("/actuator/prometheus"), 401, 403, 403, 401, 403, 200, 200);
+    assertRow("GET metrics", who -> get("/actuator/metrics"), 401, 403, 403, 401, 403, 200, 403);
     assertRow(
-        "GET liveness", who -> get("/actuator/health/liveness"), 200, 200, 200, 200, 200, 200);
-    assertRow("POST web session", who -> post("/api/v1/web-session"), 200, 200, 200, 200, 200, 200);
-    assertRow("GET chat page", who -> get("/"), 200, 200, 200, 200, 200, 200);
+        "GET readiness",
+        who -> get("/actuator/health/readiness"),
+        200,
+        200,
+        200,
+        200,
+        200,
+        200,
+        200);
+    assertRow(
+        "GET liveness", who -> get("/actuator/health/liveness"), 200, 200, 200, 200, 200, 200, 200);
+    assertRow(
+        "POST web session", who -> post("/api/v1/web-session"), 200, 200, 200, 200, 200, 200, 200);
+    assertRow("GET chat page", who -> get("/"), 200, 200, 200, 200, 200, 200, 200);
     // the container's error dispatch target, asked for directly: nothing there
-    assertRow("GET error page", who -> get("/error"), 404, 404, 404, 404, 404, 404);
-    assertRow("GET api docs (off)", who -> get("/v3/api-docs"), 404, 404, 404, 404, 404, 404);
-    assertRow("GET staff console", who -> get("/staff"), 200, 200, 200, 200, 200, 200);
-    assertRow("GET pages' shared script", who -> get("/problem.js"), 200, 200, 200, 200, 200, 200);
-    assertRow("GET console scripts", who -> get("/staff-view.js"), 200, 200, 200, 200, 200, 200);
-    assertRow("GET console sign-in", who -> get("/staff-signin.js"), 200, 200, 200, 200, 200, 200);
+    assertRow("GET error page", who -> get("/error"), 404, 404, 404, 404, 404, 404, 404);
+    assertRow("GET api docs (off)", who -> get("/v3/api-docs"), 404, 404, 404, 404, 404, 404, 404);
+    assertRow("GET staff console", who -> get("/staff"), 200, 200, 200, 200, 200, 200, 200);
+    assertRow(
+        "GET pages' shared script", who -> get("/problem.js"), 200, 200, 200, 200, 200, 200, 200);
+    assertRow(
+        "GET console scripts", who -> get("/staff-view.js"), 200, 200, 200, 200, 200, 200, 200);
+    assertRow(
+        "GET console sign-in", who -> get("/staff-signin.js"), 200, 200, 200, 200, 200, 200, 200);
   }
 
   @Test
@@ -337,8 +365,12 @@ class AccessMatrixTest {
                 Who.STAFF,
                 403,
                 Who.ADMIN,
+                403,
+                Who.METRICS,
                 403));
-    for (Requester refused : List.of(Requester.staff("alice"), Requester.admin("admin"))) {
+    for (Requester refused :
+        List.of(
+            Requester.staff("alice"), Requester.admin("admin"), Requester.metrics("prometheus"))) {
       String wouldBe = ids.forMessage(refused, "u-" + refused.kind(), "s-ask", msg);
       assertThatThrownBy(() -> client.newUntypedWorkflowStub(wouldBe).describe())
           .as("no workflow for the refused ask of %s", refused.name())
@@ -355,7 +387,7 @@ class AccessMatrixTest {
             post("/api/v1/tickets/" + ticket + "/reply")
                 .contentType(MediaType.APPLICATION_JSON)
                 .content(body);
-    for (Who who : List.of(Who.NOBODY, Who.CALLER_A, Who.CALLER_B, Who.VISITOR)) {
+    for (Who who : List.of(Who.NOBODY, Who.CALLER_A, Who.CALLER_B, Who.VISITOR, Who.METRICS)) {
       assertThat(status(who, reply.apply(who)))
           .as("reply by %s", who)
           .isEqualTo(who == Who.NOBODY ? 401 : 403);
@@ -508,7 +540,7 @@ class AccessMatrixTest {
   @Test
   void crossSiteRequestsChangeNothingAndReadNothingWithACookie() throws Exception {
     String msg = "m-" + UUID.randomUUID();
-    //                          NOBODY CALLER_A CALLER_B VISITOR STAFF ADMIN
+    //                          NOBODY CALLER_A CALLER_B VISITOR STAFF ADMIN METRICS
     assertRow(
         "cross-site POST question",
         who ->
@@ -521,6 +553,7 @@ class AccessMatrixTest {
                             + "\",\"clientMsgId\":\""
                             + msg
                             + "\",\"text\":\"How do I top up?\"}")),
+        403,
         403,
         403,
         403,
@@ -551,11 +584,13 @@ class AccessMatrixTest {
         403,
         403,
         403,
+        403,
         403);
     assertThat(runId(answeredOfA)).as("no cross-site re-run").isEqualTo(runBefore);
     assertRow(
         "cross-site POST web session",
         who -> crossSite(post("/api/v1/web-session")),
+        403,
         403,
         403,
         403,
@@ -571,7 +606,8 @@ class AccessMatrixTest {
         404,
         403,
         200,
-        200);
+        200,
+        403);
     assertRow(
         "GET question from another port of this host",
         who -> get("/api/v1/questions/" + answeredOfA).header("Origin", "http://localhost:3000"),
@@ -580,7 +616,8 @@ class AccessMatrixTest {
         404,
         403,
         200,
-        200);
+        200,
+        403);
     assertRow(
         "POST reply from another port of this host (same site: SameSite cookies go along)",
         who ->
@@ -589,6 +626,7 @@ class AccessMatrixTest {
                 .header("Sec-Fetch-Site", "same-site")
                 .contentType(MediaType.APPLICATION_JSON)
                 .content("{\"text\":\"x\"}"),
+        403,
         403,
         403,
         403,
@@ -607,7 +645,8 @@ class AccessMatrixTest {
         404,
         404,
         200,
-        200);
+        200,
+        403);
     assertRow(
         "typed-in GET me (Sec-Fetch-Site none)",
         who -> get("/api/v1/me").header("Sec-Fetch-Site", "none"),
@@ -616,10 +655,12 @@ class AccessMatrixTest {
         200,
         200,
         200,
-        200);
+        200,
+        403);
     assertRow(
         "cross-site link to the chat page",
         who -> crossSite(get("/")),
+        200,
         200,
         200,
         200,
@@ -644,6 +685,35 @@ class AccessMatrixTest {
             .getResponse()
             .getContentAsString();
     assertThat(JSON.readTree(detailed).has("components")).as(detailed).isTrue();
+    String scraper =
+        mvc.perform(as(Who.METRICS, get("/actuator/health")))
+            .andReturn()
+            .getResponse()
+            .getContentAsString();
+    assertThat(JSON.readTree(scraper).has("components")).as(scraper).isFalse();
+  }
+
+  @Test
+  void theMetricsKeyScrapesPrometheusAsBearerOrHeaderAndIsRefusedWithAProblem() throws Exception {
+    MockHttpServletResponse scrape =
+        mvc.perform(as(Who.METRICS, get("/actuator/prometheus"))).andReturn().getResponse();
+    assertThat(scrape.getStatus()).isEqualTo(200);
+    assertThat(scrape.getContentAsString()).contains("http_server_requests_seconds_count");
+    assertThat(
+            status(
+                Who.NOBODY,
+                get("/actuator/prometheus").header(SecurityConfig.API_KEY_HEADER, KEY_METRICS)))
+        .isEqualTo(200);
+    MockHttpServletResponse refused =
+        mvc.perform(as(Who.METRICS, get("/api/v1/me"))).andReturn().getResponse();
+    assertThat(refused.getStatus()).isEqualTo(403);
+    assertThat(refused.getContentType()).contains("application/problem+json");
+    assertThat(
+            status(
+                Who.NOBODY,
+                get("/actuator/prometheus").header("Authorization", "Bearer " + KEY_METRICS + "x")))
+        .as("a wrong key")
+        .isEqualTo(401);
   }
 
   /**

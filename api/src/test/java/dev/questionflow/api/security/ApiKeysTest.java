@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.questionflow.workflows.question.Question.Tier;
 import java.util.HexFormat;
 import org.junit.jupiter.api.Test;
+import org.springframework.security.core.Authentication;
+import org.springframework.security.core.GrantedAuthority;
+import org.springframework.security.oauth2.server.resource.authentication.BearerTokenAuthenticationToken;
 
 class ApiKeysTest {
 
@@ -113,6 +116,44 @@ class ApiKeysTest {
                             + HexFormat.of().formatHex(ApiKeys.sha256(APP_KEY)))))
         .hasMessageContaining("alice")
         .hasMessageContaining("bob");
+  }
+
+  @Test
+  void theMetricsKeyFollowsTheSameRulesAndIsNoOtherRolesKey() {
+    String shortKey = "0123456789abcdef0123456789abcde"; // 31
+    assertThatThrownBy(() -> ApiKeys.single("METRICS_API_KEY", "prometheus", shortKey))
+        .hasMessageStartingWith("METRICS_API_KEY: the key of 'prometheus' has 31 characters");
+    ApiKeys callers = ApiKeys.parse("CALLER_API_KEYS", "webchat:" + WEB_KEY);
+    ApiKeys staff = ApiKeys.parse("STAFF_API_KEYS", "");
+    ApiKeys admin = ApiKeys.single("ADMIN_API_KEY", "admin", APP_KEY);
+    assertThatThrownBy(
+            () ->
+                new ApiKeyAuthenticationProvider(
+                    callers,
+                    staff,
+                    admin,
+                    ApiKeys.single("METRICS_API_KEY", "prometheus", APP_KEY)))
+        .hasMessageContaining("ADMIN_API_KEY admin")
+        .hasMessageContaining("METRICS_API_KEY prometheus");
+
+    String metricsKey = "metrics-0123456789abcdef-abcdef0123456789";
+    ApiKeyAuthenticationProvider provider =
+        new ApiKeyAuthenticationProvider(
+            callers,
+            staff,
+            admin,
+            ApiKeys.single(
+                "METRICS_API_KEY",
+                "prometheus",
+                "sha256=" + HexFormat.of().formatHex(ApiKeys.sha256(metricsKey))));
+    Authentication scraper = provider.authenticate(new BearerTokenAuthenticationToken(metricsKey));
+    assertThat(scraper.getPrincipal())
+        .isEqualTo(Requester.metrics("prometheus"))
+        .extracting(p -> ((Requester) p).kind())
+        .isEqualTo(Requester.Kind.METRICS);
+    assertThat(scraper.getAuthorities())
+        .extracting(GrantedAuthority::getAuthority)
+        .containsExactly("ROLE_METRICS");
   }
 
   @Test

@@ -44,7 +44,8 @@ class BearerTokenRouterTest {
       new ApiKeyAuthenticationProvider(
           ApiKeys.parse("CALLER_API_KEYS", "webchat:router-key-0123456789-abcdef0123456789"),
           ApiKeys.parse("STAFF_API_KEYS", ""),
-          ApiKeys.single("ADMIN_API_KEY", "admin", ""));
+          ApiKeys.single("ADMIN_API_KEY", "admin", ""),
+          ApiKeys.single("METRICS_API_KEY", "prometheus", ""));
 
   /** An OIDC provider whose key set is on a port nobody listens on. */
   private AuthenticationProvider unreachableIdentityProvider() throws Exception {

@@ -55,6 +55,25 @@ class TrialModeTest {
         });
   }
 
+  /** The metrics key grants no use of the service: alone it is no reason to leave loopback. */
+  @Test
+  void theMetricsKeyAloneLeavesTrialModeOnAndAnyOtherKeyTurnsItOff() {
+    String key = "metrics-0123456789abcdef-abcdef0123456789";
+    assertThat(TrialMode.defaultsFor(name -> name.equals("METRICS_API_KEY") ? key : null))
+        .containsEntry("server.address", "127.0.0.1");
+    assertThat(TrialMode.defaultsFor(name -> name.equals("ADMIN_API_KEY") ? key : null)).isEmpty();
+    assertThat(
+            TrialMode.on(
+                new SecurityProperties(null, null, null, key, null, null, null, null, null, null),
+                ""))
+        .isTrue();
+    assertThat(
+            TrialMode.on(
+                new SecurityProperties(null, null, key, key, null, null, null, null, null, null),
+                ""))
+        .isFalse();
+  }
+
   @Test
   void withoutTheTokenALoopbackRequestIsNobodyWhateverItsHostHeader() throws Exception {
     for (String host : List.of("localhost", "localhost:8080", "127.0.0.1:8080", "[::1]:8080")) {
