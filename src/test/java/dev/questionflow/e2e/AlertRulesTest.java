@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
@@ -43,6 +45,41 @@ class AlertRulesTest {
     // the SPEC's rules: FAQ share above 60 % for 5 min; a stage's degradation above 10 % warns,
     // above 30 % pages
     assertThat(names).contains("FaqShareHigh", "StageDegradedWarn", "StageDegradedPage");
+    // issue 30's operations: a non-deterministic deploy, workers falling behind, server errors
+    assertThat(names)
+        .contains(
+            "WorkflowTaskFailures",
+            "QuestionQueueScheduleToStartHigh",
+            "WorkerSlotsExhausted",
+            "Http5xxRateHigh");
+  }
+
+  /**
+   * Each alert has a case in alerts.test.yml where it fires and one where it stays quiet (an empty
+   * exp_alerts), so promtool checks both sides of its threshold.
+   */
+  @Test
+  void everyAlertHasACaseWhereItFiresAndOneWhereItDoesNot() throws IOException {
+    Map<String, Object> rules = new Yaml().load(Files.readString(RULES, StandardCharsets.UTF_8));
+    Map<String, Object> tests =
+        new Yaml().load(Files.readString(RULE_TESTS, StandardCharsets.UTF_8));
+    Set<String> fires = new TreeSet<>();
+    Set<String> quiet = new TreeSet<>();
+    for (Object test : (List<?>) tests.get("tests")) {
+      for (Object c : (List<?>) ((Map<?, ?>) test).get("alert_rule_test")) {
+        Map<?, ?> check = (Map<?, ?>) c;
+        List<?> expected = (List<?>) check.get("exp_alerts");
+        (expected == null || expected.isEmpty() ? quiet : fires)
+            .add((String) check.get("alertname"));
+      }
+    }
+    for (Object group : (List<?>) rules.get("groups")) {
+      for (Object r : (List<?>) ((Map<?, ?>) group).get("rules")) {
+        String alert = (String) ((Map<?, ?>) r).get("alert");
+        assertThat(fires).as("a case where %s fires", alert).contains(alert);
+        assertThat(quiet).as("a case where %s stays quiet", alert).contains(alert);
+      }
+    }
   }
 
   @Test
