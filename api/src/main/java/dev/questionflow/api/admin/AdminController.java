@@ -4,7 +4,9 @@ import dev.questionflow.workflows.deadletter.DeadLetterStatus;
 import dev.questionflow.workflows.question.Stage;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.security.SecurityRequirement;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -30,6 +32,7 @@ import org.springframework.web.bind.annotation.RestController;
  * The admin API for support engineers (admin role: ADMIN_API_KEY or an OIDC admin; see
  * docs/runbook.md).
  */
+@Tag(name = "admin", description = "Operating questions and dead letters (admins)")
 @RestController
 @RequestMapping(AdminController.BASE)
 @Validated
@@ -70,6 +73,7 @@ class AdminController {
   @Operation(
       summary =
           "Try delivering a dead-letter ticket now (after the helpdesk is fixed); delivery is idempotent")
+  @ApiResponse(responseCode = "202", description = "Redelivery asked for")
   @PostMapping("/dead-letters/{ticketId}/redrive")
   ResponseEntity<DeadLetterStatus> redrive(@PathVariable @Size(max = 128) String ticketId) {
     return ResponseEntity.accepted().body(admin.redrive(ticketId));
@@ -78,6 +82,7 @@ class AdminController {
   @Operation(
       summary =
           "Re-run a question: reset its workflow to the last good point (default) or to its start")
+  @ApiResponse(responseCode = "202", description = "The new run started")
   @PostMapping("/questions/{workflowId}/rerun")
   ResponseEntity<AdminService.Rerun> rerun(
       @PathVariable @Size(max = 256) String workflowId,

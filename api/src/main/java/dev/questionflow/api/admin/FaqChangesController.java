@@ -5,6 +5,7 @@ import dev.questionflow.activities.learning.FaqLearning;
 import dev.questionflow.api.security.Requester;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.security.SecurityRequirement;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import java.util.List;
@@ -21,6 +22,7 @@ import org.springframework.web.bind.annotation.RestController;
  * The audit of what staff taught the FAQ from tickets, and the way back: list and revert pack
  * changes (admin role). A revert is live on every instance within a poll interval.
  */
+@Tag(name = "admin")
 @RestController
 @RequestMapping(AdminController.BASE + "/faq/changes")
 @Validated
@@ -35,6 +37,7 @@ class FaqChangesController {
   }
 
   @Operation(
+      operationId = "listFaqChanges",
       summary =
           "Pack changes made from tickets (phrasings, entries), newest first, with who, when, which ticket"
               + " and whether and by whom they were reverted")

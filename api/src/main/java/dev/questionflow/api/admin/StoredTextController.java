@@ -3,12 +3,14 @@ package dev.questionflow.api.admin;
 import dev.questionflow.api.payload.StoredTextReseal;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.security.SecurityRequirement;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import org.springframework.security.access.prepost.PreAuthorize;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /** The customer text stored in Redis, sealed again (docs/runbook.md, "Customer data at rest"). */
+@Tag(name = "admin")
 @RestController
 @RequestMapping(AdminController.BASE + "/stored-text")
 @SecurityRequirement(name = "bearer")

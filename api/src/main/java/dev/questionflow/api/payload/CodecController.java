@@ -4,6 +4,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
 import dev.questionflow.api.payload.PayloadEncryptionConfig.PayloadEncryption;
 import dev.questionflow.workflows.codec.EncryptionCodec;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import io.temporal.api.common.v1.Payload;
 import io.temporal.api.common.v1.Payloads;
 import io.temporal.payload.codec.PayloadCodec;
@@ -35,6 +36,9 @@ import org.springframework.web.bind.annotation.RestController;
  * <p>Decoding is per payload: one that no configured key opens (a retired key) is returned as it
  * is, so the rest of a workflow's page still shows.
  */
+@Tag(
+    name = "codec",
+    description = "Temporal payload codec for the Web UI and CLI (staff and admins)")
 @RestController
 @RequestMapping(CodecController.PATH)
 @PreAuthorize("hasRole('STAFF')")

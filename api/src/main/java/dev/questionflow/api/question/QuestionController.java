@@ -9,6 +9,11 @@ import dev.questionflow.api.web.ForbiddenException;
 import dev.questionflow.api.web.RequestIdFilter;
 import dev.questionflow.workflows.question.QuestionStatus;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.headers.Header;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.validation.Valid;
 import java.net.URI;
@@ -23,6 +28,9 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 
+@Tag(
+    name = "questions",
+    description = "Ask a question, follow its status and read its answer (chat back ends)")
 @RestController
 @RequestMapping("/api/v1/questions")
 class QuestionController {
@@ -41,6 +49,14 @@ class QuestionController {
   }
 
   @Operation(summary = "Accept a question: starts its workflow and returns the workflow ID at once")
+  @ApiResponse(
+      responseCode = "202",
+      description = "Accepted: the question's workflow ID; follow its status at statusUrl",
+      headers =
+          @Header(
+              name = "Location",
+              description = "the status URL (statusUrl)",
+              schema = @Schema(type = "string")))
   @PostMapping(consumes = MediaType.APPLICATION_JSON_VALUE)
   @PreAuthorize("hasRole('CALLER')")
   ResponseEntity<AdmittedQuestion> ask(@Valid @RequestBody AskRequest request) {
@@ -93,6 +109,13 @@ class QuestionController {
   @Operation(
       summary =
           "Server-Sent Events: one 'status' event per change, then 'answer' with the final answer")
+  @ApiResponse(
+      responseCode = "200",
+      description = "The event stream (docs/api.md, Endpoints)",
+      content =
+          @Content(
+              mediaType = MediaType.TEXT_EVENT_STREAM_VALUE,
+              schema = @Schema(type = "string")))
   @GetMapping(path = "/{workflowId}/events", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
   SseEmitter events(@PathVariable String workflowId, HttpServletRequest request) {
     Requester requester = Requester.current();

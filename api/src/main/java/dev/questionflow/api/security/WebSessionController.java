@@ -2,6 +2,8 @@ package dev.questionflow.api.security;
 
 import dev.questionflow.api.ratelimit.ClientIp;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.security.SecurityRequirements;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.servlet.http.HttpServletRequest;
 import java.time.Instant;
 import java.util.List;
@@ -18,6 +20,9 @@ import org.springframework.web.bind.annotation.RestController;
  * The chat page's anonymous web session, and "who am I" for every signed-in caller (the staff
  * console's sign-in).
  */
+@Tag(
+    name = "web session",
+    description = "The chat page's anonymous session, and who the credentials are")
 @RestController
 class WebSessionController {
 
@@ -39,6 +44,7 @@ class WebSessionController {
       summary =
           "An anonymous web session for the public chat page (a signed, expiring cookie; STANDARD tier);"
               + " presenting a still-valid one renews it for the same visitor")
+  @SecurityRequirements // none: this is how the chat page gets its credentials
   @PostMapping(PATH)
   ResponseEntity<WebSession> start(HttpServletRequest request) {
     WebSessions.Issued issued = sessions.renew(WebSessions.cookieOf(request));

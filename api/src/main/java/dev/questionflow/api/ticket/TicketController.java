@@ -16,7 +16,10 @@ import dev.questionflow.api.web.ConflictException;
 import dev.questionflow.workflows.question.StaffReply;
 import dev.questionflow.workflows.session.SessionKeys;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -29,6 +32,7 @@ import java.util.Comparator;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.security.access.prepost.PreAuthorize;
 import org.springframework.validation.annotation.Validated;
@@ -45,6 +49,7 @@ import org.springframework.web.bind.annotation.RestController;
  * questions, see one with what the FAQ matcher found and its session's recent turns, answer it.
  * Staff role only; the agent of a reply is the signed-in staff member.
  */
+@Tag(name = "tickets", description = "Handed-over questions and staff replies (staff)")
 @RestController
 @RequestMapping("/api/v1/tickets")
 @Validated
@@ -162,7 +167,10 @@ class TicketController {
     this.learning = learning;
   }
 
-  @Operation(summary = "Tickets by status, longest waiting first (staff)")
+  // named: two methods called list would get their IDs in scan order (list, list_1)
+  @Operation(
+      operationId = "listTickets",
+      summary = "Tickets by status, longest waiting first (staff)")
   @GetMapping
   List<TicketView> list(
       @RequestParam(defaultValue = "OPEN") Ticket.Status status,
@@ -205,6 +213,14 @@ class TicketController {
           "Answer a ticket as the signed-in staff member; the reply becomes the question's answer (HUMAN)."
               + " With learn, the question also becomes a phrasing of an entry, or a new entry answered by"
               + " the reply, live on every instance (400 when the change is bad: nothing is sent then)")
+  @ApiResponse(responseCode = "202", description = "The reply is on its way to the question")
+  @ApiResponse(
+      responseCode = "409",
+      description = "The ticket is already answered",
+      content =
+          @Content(
+              mediaType = MediaType.APPLICATION_PROBLEM_JSON_VALUE,
+              schema = @Schema(ref = "Problem")))
   @PostMapping("/{ticketId}/reply")
   ResponseEntity<Replied> reply(
       @PathVariable String ticketId, @Valid @RequestBody ReplyRequest reply) {

@@ -1,5 +1,6 @@
 package dev.questionflow.api.web;
 
+import io.swagger.v3.oas.annotations.Hidden;
 import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.boot.webmvc.error.ErrorController;
@@ -17,6 +18,7 @@ import org.springframework.web.bind.annotation.RestController;
  * The status is kept; nothing of the exception reaches the caller. Asked for directly, {@code
  * /error} is a 404: a client must not get a server error for it.
  */
+@Hidden // the container's error dispatch, no endpoint of the API
 @RestController
 class ProblemErrorController implements ErrorController {
 
