@@ -33,15 +33,29 @@ final class OtlpReceiver implements AutoCloseable {
       Map<String, String> attributes) {}
 
   private final HttpServer server;
+  private final boolean keep;
   private final List<Span> spans = new CopyOnWriteArrayList<>();
+  private final java.util.concurrent.atomic.AtomicLong count =
+      new java.util.concurrent.atomic.AtomicLong();
 
-  private OtlpReceiver(HttpServer server) {
+  private OtlpReceiver(HttpServer server, boolean keep) {
     this.server = server;
+    this.keep = keep;
   }
 
+  /** Keeps every span. */
   static OtlpReceiver start() throws IOException {
+    return start(true);
+  }
+
+  /** Counts the spans only (a benchmark sends hundreds of thousands). */
+  static OtlpReceiver counting() throws IOException {
+    return start(false);
+  }
+
+  private static OtlpReceiver start(boolean keep) throws IOException {
     HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    OtlpReceiver receiver = new OtlpReceiver(server);
+    OtlpReceiver receiver = new OtlpReceiver(server, keep);
     server.createContext(
         "/v1/traces",
         exchange -> {
@@ -62,6 +76,12 @@ final class OtlpReceiver implements AutoCloseable {
   }
 
   private void add(ExportTraceServiceRequest request) {
+    if (!keep) {
+      request
+          .getResourceSpansList()
+          .forEach(r -> r.getScopeSpansList().forEach(s -> count.addAndGet(s.getSpansCount())));
+      return;
+    }
     HexFormat hex = HexFormat.of();
     List<Span> received = new ArrayList<>();
     for (ResourceSpans resource : request.getResourceSpansList()) {
@@ -85,6 +105,11 @@ final class OtlpReceiver implements AutoCloseable {
       }
     }
     spans.addAll(received);
+    count.addAndGet(received.size());
+  }
+
+  long count() {
+    return count.get();
   }
 
   /** The traces endpoint to give the app. */
