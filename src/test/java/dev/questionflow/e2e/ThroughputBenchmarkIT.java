@@ -293,10 +293,32 @@ class ThroughputBenchmarkIT {
     }
   }
 
+  private static OtlpReceiver traces;
+
+  private static synchronized OtlpReceiver traces() throws java.io.IOException {
+    if (traces == null) {
+      traces = OtlpReceiver.counting();
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    System.out.printf("[bench] tracing on: %d spans received%n", traces.count());
+                    traces.close();
+                  }));
+    }
+    return traces;
+  }
+
   private static AppProcess app(String name, Map<String, String> extra) throws Exception {
     Map<String, String> env = new HashMap<>();
     env.put("TASK_QUEUE", Infra.uniqueTaskQueue("bench-" + name));
     env.put("CS_ACCESS_LIMITS_ENABLED", "false"); // the pipeline is measured, not the door's limits
+    if (Boolean.getBoolean("bench.tracing")) {
+      // tracing's cost (bin/bench throughput -Dbench.tracing=true): every question traced and
+      // exported, to a receiver in this JVM that counts the spans
+      env.put("TRACING_ENABLED", "true");
+      env.put("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", traces().endpoint());
+    }
     env.putAll(extra);
     return AppProcess.start("bench-" + name, env, LAUNCH);
   }

@@ -1,6 +1,7 @@
 package dev.questionflow.activities.generation;
 
 import java.time.Duration;
+import java.util.function.UnaryOperator;
 
 /**
  * Where the OpenAI-compatible model lives. A blank base URL means "not configured".
@@ -9,6 +10,8 @@ import java.time.Duration;
  *     activity as a whole
  * @param maxTokens the most tokens one answer may have ({@code max_tokens} of every call): bounds
  *     the cost of a call and how much a misled model can write
+ * @param httpClients wraps the JDK client the calls go through (tracing: a client span and the
+ *     traceparent header); identity when nothing wraps it
  */
 public record ModelSettings(
     String baseUrl,
@@ -16,7 +19,8 @@ public record ModelSettings(
     String modelName,
     Duration timeout,
     String companyName,
-    int maxTokens) {
+    int maxTokens,
+    UnaryOperator<java.net.http.HttpClient> httpClients) {
 
   public static final int DEFAULT_MAX_TOKENS = 512;
 
@@ -25,6 +29,23 @@ public record ModelSettings(
       throw new IllegalArgumentException(
           "max tokens must be at least 1 (cs.llm.max-tokens, LLM_MAX_TOKENS), got " + maxTokens);
     }
+    httpClients = httpClients == null ? UnaryOperator.identity() : httpClients;
+  }
+
+  /** The JDK client as it is. */
+  public ModelSettings(
+      String baseUrl,
+      String apiKey,
+      String modelName,
+      Duration timeout,
+      String companyName,
+      int maxTokens) {
+    this(baseUrl, apiKey, modelName, timeout, companyName, maxTokens, null);
+  }
+
+  /** The same settings, the JDK client wrapped by {@code wrap}. */
+  public ModelSettings withHttpClients(UnaryOperator<java.net.http.HttpClient> wrap) {
+    return new ModelSettings(baseUrl, apiKey, modelName, timeout, companyName, maxTokens, wrap);
   }
 
   /** With {@link #DEFAULT_MAX_TOKENS}. */

@@ -165,7 +165,7 @@ public class OpenAiGenerationActivities implements GenerationActivities {
             .maxTokens(settings.maxTokens())
             .maxRetries(0)
             // the stock JDK client drops the headers of error responses; this one keeps Retry-After
-            .httpClientBuilder(RetryAfterHttpClient.builder())
+            .httpClientBuilder(RetryAfterHttpClient.builder().wrap(settings.httpClients()))
             .build();
     return new Model(role, dependency, settings, client);
   }

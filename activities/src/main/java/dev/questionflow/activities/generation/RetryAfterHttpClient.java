@@ -36,7 +36,7 @@ final class RetryAfterHttpClient implements HttpClient {
     if (builder.connectTimeout != null) {
       jdkBuilder.connectTimeout(builder.connectTimeout);
     }
-    this.jdk = jdkBuilder.build();
+    this.jdk = builder.wrap.apply(jdkBuilder.build());
     this.readTimeout = builder.readTimeout;
   }
 
@@ -99,6 +99,14 @@ final class RetryAfterHttpClient implements HttpClient {
   static final class Builder implements HttpClientBuilder {
     private Duration connectTimeout;
     private Duration readTimeout;
+    private java.util.function.UnaryOperator<java.net.http.HttpClient> wrap =
+        java.util.function.UnaryOperator.identity();
+
+    /** Wraps the JDK client (tracing); identity by default. */
+    Builder wrap(java.util.function.UnaryOperator<java.net.http.HttpClient> wrap) {
+      this.wrap = wrap;
+      return this;
+    }
 
     @Override
     public Duration connectTimeout() {

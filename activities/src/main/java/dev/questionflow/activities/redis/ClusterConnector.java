@@ -12,6 +12,7 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.RedisCodec;
+import io.lettuce.core.tracing.Tracing;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
@@ -28,13 +29,22 @@ final class ClusterConnector implements RedisConnector {
   private final RedisClusterClient client;
   private final RedisTopology topology;
 
-  private ClusterConnector(RedisClusterClient client, RedisTopology topology) {
+  private final TracedResources resources;
+
+  private ClusterConnector(
+      RedisClusterClient client, RedisTopology topology, TracedResources resources) {
     this.client = client;
     this.topology = topology;
+    this.resources = resources;
   }
 
-  static ClusterConnector create(RedisTopology topology, TimeoutOptions timeouts, SslOptions ssl) {
-    RedisClusterClient client = RedisClusterClient.create(topology.nodes());
+  static ClusterConnector create(
+      RedisTopology topology, TimeoutOptions timeouts, SslOptions ssl, Tracing tracing) {
+    TracedResources resources = TracedResources.of(tracing);
+    RedisClusterClient client =
+        resources == null
+            ? RedisClusterClient.create(topology.nodes())
+            : RedisClusterClient.create(resources.resources(), topology.nodes());
     ClusterClientOptions.Builder options =
         ClusterClientOptions.builder()
             .timeoutOptions(timeouts)
@@ -51,7 +61,7 @@ final class ClusterConnector implements RedisConnector {
       options.sslOptions(ssl);
     }
     client.setOptions(options.build());
-    return new ClusterConnector(client, topology);
+    return new ClusterConnector(client, topology, resources);
   }
 
   @Override
@@ -90,5 +100,6 @@ final class ClusterConnector implements RedisConnector {
   @Override
   public void close() {
     client.shutdown();
+    TracedResources.shutdown(resources);
   }
 }

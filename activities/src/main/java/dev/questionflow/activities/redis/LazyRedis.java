@@ -51,6 +51,25 @@ public final class LazyRedis
       Path tlsCa,
       int waitReplicas,
       Duration waitTimeout) {
+    this(
+        topology,
+        commandTimeout,
+        retryInterval,
+        tlsCa,
+        waitReplicas,
+        waitTimeout,
+        io.lettuce.core.tracing.Tracing.disabled());
+  }
+
+  /** The same, each command traced by {@code tracing} (its span under the caller's). */
+  public LazyRedis(
+      RedisTopology topology,
+      Duration commandTimeout,
+      Duration retryInterval,
+      Path tlsCa,
+      int waitReplicas,
+      Duration waitTimeout,
+      io.lettuce.core.tracing.Tracing tracing) {
     if (tlsCa != null && !topology.ssl()) {
       // Lettuce would silently talk plain TCP: whoever set a CA expected TLS
       log.warn(
@@ -58,7 +77,7 @@ public final class LazyRedis
               + " Redis at {} is NOT encrypted. Use rediss:// for TLS, or unset REDIS_TLS_CA.",
           topology.describe());
     }
-    this.connector = RedisConnector.of(topology, commandTimeout, waitTimeout, tlsCa);
+    this.connector = RedisConnector.of(topology, commandTimeout, waitTimeout, tlsCa, tracing);
     this.shared = new LazyLink(connector, retryInterval, "shared");
     this.dedicated = new LazyLink(connector, retryInterval, "replicated writes");
     this.replicatedWrites =

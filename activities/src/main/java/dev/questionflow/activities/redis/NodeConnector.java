@@ -8,6 +8,7 @@ import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.masterreplica.MasterReplica;
+import io.lettuce.core.tracing.Tracing;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -21,15 +22,24 @@ final class NodeConnector implements RedisConnector {
   private final RedisClient client;
   private final RedisTopology topology;
   private final RedisURI uri;
+  private final TracedResources resources;
 
   NodeConnector(RedisClient client, RedisTopology topology) {
+    this(client, topology, null);
+  }
+
+  private NodeConnector(RedisClient client, RedisTopology topology, TracedResources resources) {
     this.client = client;
     this.topology = topology;
     this.uri = topology.nodes().get(0);
+    this.resources = resources;
   }
 
-  static NodeConnector create(RedisTopology topology, TimeoutOptions timeouts, SslOptions ssl) {
-    RedisClient client = RedisClient.create();
+  static NodeConnector create(
+      RedisTopology topology, TimeoutOptions timeouts, SslOptions ssl, Tracing tracing) {
+    TracedResources resources = TracedResources.of(tracing);
+    RedisClient client =
+        resources == null ? RedisClient.create() : RedisClient.create(resources.resources());
     ClientOptions.Builder options =
         ClientOptions.builder()
             .timeoutOptions(timeouts)
@@ -39,7 +49,7 @@ final class NodeConnector implements RedisConnector {
       options.sslOptions(ssl);
     }
     client.setOptions(options.build());
-    return new NodeConnector(client, topology);
+    return new NodeConnector(client, topology, resources);
   }
 
   private boolean sentinel() {
@@ -76,5 +86,6 @@ final class NodeConnector implements RedisConnector {
   @Override
   public void close() {
     client.shutdown();
+    TracedResources.shutdown(resources);
   }
 }

@@ -5,6 +5,7 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.codec.RedisCodec;
+import io.lettuce.core.tracing.Tracing;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -44,6 +45,19 @@ public interface RedisConnector extends AutoCloseable {
    */
   static RedisConnector of(
       RedisTopology topology, Duration commandTimeout, Duration waitTimeout, Path tlsCa) {
+    return of(topology, commandTimeout, waitTimeout, tlsCa, Tracing.disabled());
+  }
+
+  /**
+   * The same, each command traced by {@code tracing} (a span per command; {@link
+   * Tracing#disabled()}: Lettuce's own default resources, as without it).
+   */
+  static RedisConnector of(
+      RedisTopology topology,
+      Duration commandTimeout,
+      Duration waitTimeout,
+      Path tlsCa,
+      Tracing tracing) {
     for (RedisURI node : topology.nodes()) {
       node.setTimeout(commandTimeout);
     }
@@ -53,8 +67,9 @@ public interface RedisConnector extends AutoCloseable {
             : SslOptions.builder().jdkSslProvider().trustManager(tlsCa.toFile()).build();
     return topology.kind() == RedisTopology.Kind.CLUSTER
         ? ClusterConnector.create(
-            topology, CommandTimeouts.options(commandTimeout, waitTimeout), ssl)
-        : NodeConnector.create(topology, CommandTimeouts.options(commandTimeout, waitTimeout), ssl);
+            topology, CommandTimeouts.options(commandTimeout, waitTimeout), ssl, tracing)
+        : NodeConnector.create(
+            topology, CommandTimeouts.options(commandTimeout, waitTimeout), ssl, tracing);
   }
 
   /**

@@ -24,6 +24,7 @@ import dev.questionflow.activities.template.FaqTemplateActivities;
 import dev.questionflow.activities.ticket.HelpdeskWebhook;
 import dev.questionflow.activities.ticket.InboxTicketActivities;
 import dev.questionflow.activities.ticket.TicketInbox;
+import dev.questionflow.api.tracing.TracingConfig;
 import dev.questionflow.faq.FaqPack;
 import dev.questionflow.faq.FaqPacks;
 import dev.questionflow.faq.KeywordFaqIndex;
@@ -192,8 +193,16 @@ class ActivitiesConfig {
       UpstreamErrors errors,
       SessionStore sessions,
       LaneGate laneGate,
-      Safeguards safeguards) {
+      Safeguards safeguards,
+      ObjectProvider<TracingConfig.ModelHttpTracing> tracing) {
     CsProperties.Llm llm = properties.llm();
+    // with tracing on (TracingConfig) every model call is a client span and carries traceparent
+    java.util.function.UnaryOperator<java.net.http.HttpClient> httpClients =
+        tracing
+            .getIfAvailable(
+                () ->
+                    new TracingConfig.ModelHttpTracing(java.util.function.UnaryOperator.identity()))
+            .wrap();
     ModelSettings primary =
         new ModelSettings(
             llm.baseUrl(),
@@ -201,7 +210,8 @@ class ActivitiesConfig {
             llm.model(),
             llm.timeout(),
             llm.companyName(),
-            llm.maxTokens());
+            llm.maxTokens(),
+            httpClients);
     CsProperties.Llm.Backup b = llm.backup();
     ModelSettings backup =
         b == null
@@ -212,7 +222,8 @@ class ActivitiesConfig {
                 b.model(),
                 b.timeout() != null ? b.timeout() : llm.timeout(),
                 llm.companyName(),
-                llm.maxTokens());
+                llm.maxTokens(),
+                httpClients);
     return new OpenAiGenerationActivities(
         primary,
         backup,

@@ -45,7 +45,8 @@ class StoresConfig {
 
   @Bean(destroyMethod = "close")
   @ConditionalOnExpression("'${cs.redis.url:}' != ''")
-  LazyRedis redis(CsProperties properties) {
+  LazyRedis redis(
+      CsProperties properties, ObjectProvider<io.lettuce.core.tracing.Tracing> tracing) {
     CsProperties.Redis redis = properties.redis();
     // an unparseable URL stops the start here, with the accepted forms
     RedisTopology topology = RedisTopology.parse(redis.url());
@@ -56,7 +57,9 @@ class StoresConfig {
             redis.retryInterval(),
             redis.tlsCa(),
             redis.waitReplicas(),
-            redis.waitTimeout());
+            redis.waitTimeout(),
+            // a span per command with tracing on (TracingConfig)
+            tracing.getIfAvailable(io.lettuce.core.tracing.Tracing::disabled));
     log.info(
         "Redis: {} ({}); ticket and FAQ change writes {}",
         topology.describe(),
