@@ -192,7 +192,8 @@ class ActivitiesConfig {
       UpstreamErrors errors,
       SessionStore sessions,
       LaneGate laneGate,
-      Safeguards safeguards) {
+      Safeguards safeguards,
+      dev.questionflow.activities.generation.ModelUsage usage) {
     CsProperties.Llm llm = properties.llm();
     ModelSettings primary =
         new ModelSettings(
@@ -222,7 +223,8 @@ class ActivitiesConfig {
         errors,
         sessions,
         laneGate,
-        safeguards);
+        safeguards,
+        usage);
   }
 
   /** One canary and one allow-list for the model's answers and for answers staff teach the FAQ. */
