@@ -8,7 +8,7 @@ import java.util.List;
  * @param caller the authenticated caller that asked (null: unknown)
  * @param tier STANDARD or VIP
  * @param stage how it ended (ANSWERED, TICKETED)
- * @param level the final answer's level (RAG, LLM, SEMANTIC, KEYWORD, TICKET, HUMAN)
+ * @param level the final answer's level (RAG, LLM, FAQ, KEYWORD, TEMPLATE, TICKET, HUMAN)
  * @param reasons why the answer was degraded or shed, in order (empty: a full answer)
  * @param firstAnswerMillis from acceptance to the customer's first answer (null: unknown)
  * @param model the model that answered last (null: no model answered)
