@@ -19,6 +19,7 @@ import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -64,7 +65,10 @@ class OutcomesConfig {
     return new InMemoryOutcomeStream((int) Math.min(properties.maxLength(), 10_000));
   }
 
+  // cs.outcomes.enabled=false: no writer thread and no interceptor at all (the stream bean stays
+  // for tools that read it)
   @Bean(destroyMethod = "close")
+  @ConditionalOnProperty(name = "cs.outcomes.enabled", havingValue = "true", matchIfMissing = true)
   OutcomeWriter outcomeWriter(
       OutcomeStream stream, OutcomesProperties properties, MeterRegistry meters) {
     return new OutcomeWriter(stream, properties.queueCapacity(), meters);
@@ -72,12 +76,9 @@ class OutcomesConfig {
 
   /** Every worker's workflows hand their finished question's record to the writer. */
   @Bean
-  TemporalOptionsCustomizer<WorkerFactoryOptions.Builder> outcomeRecording(
-      OutcomeWriter writer, OutcomesProperties properties) {
+  @ConditionalOnProperty(name = "cs.outcomes.enabled", havingValue = "true", matchIfMissing = true)
+  TemporalOptionsCustomizer<WorkerFactoryOptions.Builder> outcomeRecording(OutcomeWriter writer) {
     return options -> {
-      if (!properties.enabled()) {
-        return options;
-      }
       List<WorkerInterceptor> interceptors = new ArrayList<>();
       WorkerInterceptor[] configured = options.build().getWorkerInterceptors();
       if (configured != null) {
