@@ -1,5 +1,7 @@
 package dev.questionflow.activities.generation;
 
+import dev.langchain4j.model.chat.ChatModel;
+import dev.langchain4j.model.openai.OpenAiChatModel;
 import java.time.Duration;
 import java.util.function.UnaryOperator;
 
@@ -56,5 +58,19 @@ public record ModelSettings(
 
   public boolean configured() {
     return baseUrl != null && !baseUrl.isBlank();
+  }
+
+  /** The OpenAI-compatible client for these settings (no retries of its own: the activity's). */
+  ChatModel client() {
+    return OpenAiChatModel.builder()
+        .baseUrl(baseUrl())
+        .apiKey(apiKey() == null || apiKey().isBlank() ? "none" : apiKey())
+        .modelName(modelName())
+        .timeout(timeout())
+        .maxTokens(maxTokens())
+        .maxRetries(0)
+        // the stock JDK client drops the headers of error responses; this one keeps Retry-After
+        .httpClientBuilder(RetryAfterHttpClient.builder().wrap(httpClients()))
+        .build();
   }
 }

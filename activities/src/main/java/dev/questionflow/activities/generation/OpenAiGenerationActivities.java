@@ -2,8 +2,8 @@ package dev.questionflow.activities.generation;
 
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.chat.response.ChatResponse;
-import dev.langchain4j.model.openai.OpenAiChatModel;
 import dev.langchain4j.model.output.FinishReason;
+import dev.langchain4j.model.output.TokenUsage;
 import dev.questionflow.activities.generation.ModelErrors.ModelError;
 import dev.questionflow.activities.resilience.Dependency;
 import dev.questionflow.activities.resilience.DependencyBreakers;
@@ -70,6 +70,7 @@ public class OpenAiGenerationActivities implements GenerationActivities {
   private final SessionStore sessions;
 
   private final ModelCallGate gate;
+  private final ModelUsage usage;
 
   /** Primary model only, the SPEC's breaker settings, metrics in a private registry. */
   public OpenAiGenerationActivities(ModelSettings primary) {
@@ -114,12 +115,14 @@ public class OpenAiGenerationActivities implements GenerationActivities {
         errors,
         sessions,
         ModelCallGate.OPEN,
-        Safeguards.defaults());
+        Safeguards.defaults(),
+        null);
   }
 
   /**
    * @param gate runs around every model call (the lanes' throttle and statistics)
    * @param safeguards the redactor, the system prompt's canary and the hosts answers may link to
+   * @param usage counts the tokens every response reports (null: not counted)
    */
   public OpenAiGenerationActivities(
       ModelSettings primary,
@@ -129,7 +132,9 @@ public class OpenAiGenerationActivities implements GenerationActivities {
       UpstreamErrors errors,
       SessionStore sessions,
       ModelCallGate gate,
-      Safeguards safeguards) {
+      Safeguards safeguards,
+      ModelUsage usage) {
+    this.usage = usage == null ? ModelUsage.unmetered() : usage;
     this.sessions = sessions;
     this.gate = gate == null ? ModelCallGate.OPEN : gate;
     this.prompts =
@@ -153,21 +158,7 @@ public class OpenAiGenerationActivities implements GenerationActivities {
     if (settings == null || !settings.configured()) {
       return null;
     }
-    ChatModel client =
-        OpenAiChatModel.builder()
-            .baseUrl(settings.baseUrl())
-            .apiKey(
-                settings.apiKey() == null || settings.apiKey().isBlank()
-                    ? "none"
-                    : settings.apiKey())
-            .modelName(settings.modelName())
-            .timeout(settings.timeout())
-            .maxTokens(settings.maxTokens())
-            .maxRetries(0)
-            // the stock JDK client drops the headers of error responses; this one keeps Retry-After
-            .httpClientBuilder(RetryAfterHttpClient.builder().wrap(settings.httpClients()))
-            .build();
-    return new Model(role, dependency, settings, client);
+    return new Model(role, dependency, settings, settings.client());
   }
 
   /**
@@ -263,6 +254,11 @@ public class OpenAiGenerationActivities implements GenerationActivities {
       gate.afterCall(!ModelErrors.classify(e).countsAgainstHealth(), elapsedMillis(started));
       throw failed(model, breaker, started, e);
     }
+    // paid for whatever the checks below make of it
+    TokenUsage tokens = response.tokenUsage();
+    Integer promptTokens = tokens == null ? null : tokens.inputTokenCount();
+    Integer completionTokens = tokens == null ? null : tokens.outputTokenCount();
+    usage.record(model.settings().modelName(), promptTokens, completionTokens);
     boolean garbled =
         response.finishReason() != FinishReason.CONTENT_FILTER
             && OutputChecks.isGarbled(
@@ -307,7 +303,11 @@ public class OpenAiGenerationActivities implements GenerationActivities {
     }
     breaker.onSuccess(System.nanoTime() - started, TimeUnit.NANOSECONDS);
     return new GenerationResult(
-        GenerationResult.Outcome.ANSWERED, text, model.settings().modelName());
+        GenerationResult.Outcome.ANSWERED,
+        text,
+        model.settings().modelName(),
+        promptTokens,
+        completionTokens);
   }
 
   private static long elapsedMillis(long startedNanos) {

@@ -873,7 +873,9 @@ public final class FakeModelServer implements AutoCloseable {
       switch (reply.kind()) {
         case COMPLETION ->
             send(
-                exchange, reply.status(), completion(body.path("model").asText(), reply.content()));
+                exchange,
+                reply.status(),
+                completion(body.path("model").asText(), reply.content(), promptTokens(body)));
         case ERROR, RAW -> send(exchange, reply.status(), reply.contentType(), reply.rawBody());
         default -> throw new IllegalStateException(reply.kind().toString());
       }
@@ -925,7 +927,29 @@ public final class FakeModelServer implements AutoCloseable {
     return content;
   }
 
-  private String completion(String model, String content) throws IOException {
+  /**
+   * The prompt tokens this fake reports for a request: the words of all its messages, so a test can
+   * tell real counting from a constant.
+   */
+  public static int promptTokens(JsonNode body) {
+    int words = 0;
+    for (JsonNode message : body.path("messages")) {
+      words += words(message.path("content").asText(""));
+    }
+    return words;
+  }
+
+  /** The completion tokens it reports: the words of the answer. */
+  public static int completionTokens(String content) {
+    return words(content);
+  }
+
+  private static int words(String text) {
+    String trimmed = text == null ? "" : text.trim();
+    return trimmed.isEmpty() ? 0 : trimmed.split("\\s+").length;
+  }
+
+  private String completion(String model, String content, int promptTokens) throws IOException {
     ObjectNode root = JSON.createObjectNode();
     root.put("id", "chatcmpl-fake-" + sequence.incrementAndGet());
     root.put("object", "chat.completion");
@@ -936,9 +960,9 @@ public final class FakeModelServer implements AutoCloseable {
     choice.putObject("message").put("role", "assistant").put("content", content);
     choice.put("finish_reason", "stop");
     root.putObject("usage")
-        .put("prompt_tokens", 10)
-        .put("completion_tokens", 10)
-        .put("total_tokens", 20);
+        .put("prompt_tokens", promptTokens)
+        .put("completion_tokens", completionTokens(content))
+        .put("total_tokens", promptTokens + completionTokens(content));
     return JSON.writeValueAsString(root);
   }
 

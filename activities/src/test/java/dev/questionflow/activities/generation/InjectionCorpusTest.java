@@ -84,7 +84,8 @@ class InjectionCorpusTest {
           new Safeguards(
               Redactor.ALL_KINDS,
               PromptCanary.random(),
-              new LinkAllowList(List.of("northwind.example"))));
+              new LinkAllowList(List.of("northwind.example"))),
+          null);
 
   /**
    * What the obeying model wrote, and the secret part of it (the canary, the rules or their

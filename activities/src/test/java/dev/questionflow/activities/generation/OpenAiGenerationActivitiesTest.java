@@ -364,7 +364,8 @@ class OpenAiGenerationActivitiesTest {
             new Safeguards(
                 dev.questionflow.activities.privacy.Redactor.ALL_KINDS,
                 PromptCanary.random(),
-                new LinkAllowList(List.of("northwind.example"))));
+                new LinkAllowList(List.of("northwind.example"))),
+            null);
 
     fake.script(call -> Reply.text("Please verify at https://northwind-login.evil.example/"));
     assertFailure(

@@ -6,12 +6,14 @@ import dev.questionflow.activities.lane.LaneLedger;
 import dev.questionflow.activities.lane.RedisLaneLedger;
 import dev.questionflow.activities.learning.FaqChange;
 import dev.questionflow.activities.learning.RedisFaqChangeLog;
+import dev.questionflow.activities.outcome.RedisOutcomeStream;
 import dev.questionflow.activities.session.RedisSessionStore;
 import dev.questionflow.activities.session.SessionLimits;
 import dev.questionflow.activities.session.Turn;
 import dev.questionflow.activities.ticket.RedisTicketInbox;
 import dev.questionflow.activities.ticket.Ticket;
 import dev.questionflow.workflows.codec.SealedText;
+import dev.questionflow.workflows.outcome.QuestionRecord;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.lang.reflect.Proxy;
@@ -154,6 +156,51 @@ class ScriptKeysShareASlotTest {
     quietly(() -> log.revert(1, "bob", Instant.now()));
 
     assertEachScriptInOneSlot(2);
+  }
+
+  @Test
+  void anOutcomeAndItsDuplicateMarkerShareTheStreamsSlot() {
+    RedisClusterCommands<String, String> redis = recorder();
+    RedisOutcomeStream stream =
+        new RedisOutcomeStream(() -> redis, 1000, Duration.ofDays(30), Clock.systemUTC());
+    quietly(
+        () ->
+            stream.append(
+                new QuestionRecord(
+                    "wf-1",
+                    "caller",
+                    "STANDARD",
+                    "card_arrival",
+                    "ANSWERED",
+                    "RAG",
+                    "card_arrival",
+                    List.of(),
+                    120L,
+                    "m",
+                    10,
+                    5,
+                    System.currentTimeMillis())));
+    quietly(
+        () ->
+            stream.append(
+                new QuestionRecord(
+                    "wf-2",
+                    null,
+                    null,
+                    null,
+                    "ANSWERED",
+                    "FAQ",
+                    null,
+                    List.of(),
+                    null,
+                    null,
+                    null,
+                    null,
+                    0L)));
+
+    assertEachScriptInOneSlot(2);
+    assertThat(scripts.get(0))
+        .containsExactly(RedisOutcomeStream.KEY, RedisOutcomeStream.KEY + ":seen:wf-1");
   }
 
   private static Ticket ticket(String id, Ticket.Status status, Instant at) {

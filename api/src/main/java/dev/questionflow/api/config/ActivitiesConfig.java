@@ -2,6 +2,7 @@ package dev.questionflow.api.config;
 
 import dev.questionflow.activities.generation.LinkAllowList;
 import dev.questionflow.activities.generation.ModelSettings;
+import dev.questionflow.activities.generation.ModelUsage;
 import dev.questionflow.activities.generation.OpenAiGenerationActivities;
 import dev.questionflow.activities.generation.OutputChecks;
 import dev.questionflow.activities.generation.PromptCanary;
@@ -32,9 +33,11 @@ import dev.questionflow.faq.SemanticFaqIndex;
 import dev.questionflow.workflows.retrieval.RetrievalActivities;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.temporal.client.WorkflowClient;
+import java.net.http.HttpClient;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -194,14 +197,13 @@ class ActivitiesConfig {
       SessionStore sessions,
       LaneGate laneGate,
       Safeguards safeguards,
-      ObjectProvider<TracingConfig.ModelHttpTracing> tracing) {
+      ObjectProvider<TracingConfig.ModelHttpTracing> tracing,
+      ModelUsage usage) {
     CsProperties.Llm llm = properties.llm();
     // with tracing on (TracingConfig) every model call is a client span and carries traceparent
-    java.util.function.UnaryOperator<java.net.http.HttpClient> httpClients =
+    UnaryOperator<HttpClient> httpClients =
         tracing
-            .getIfAvailable(
-                () ->
-                    new TracingConfig.ModelHttpTracing(java.util.function.UnaryOperator.identity()))
+            .getIfAvailable(() -> new TracingConfig.ModelHttpTracing(UnaryOperator.identity()))
             .wrap();
     ModelSettings primary =
         new ModelSettings(
@@ -233,7 +235,8 @@ class ActivitiesConfig {
         errors,
         sessions,
         laneGate,
-        safeguards);
+        safeguards,
+        usage);
   }
 
   /** One canary and one allow-list for the model's answers and for answers staff teach the FAQ. */

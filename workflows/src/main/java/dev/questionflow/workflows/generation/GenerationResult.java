@@ -3,8 +3,12 @@ package dev.questionflow.workflows.generation;
 /**
  * @param outcome ANSWERED with text, or NOT_CONFIGURED when no model endpoint is set (the ladder
  *     moves on; no text is invented)
+ * @param promptTokens the prompt tokens the model reported for this answer (null: not reported, or
+ *     a result recorded before token counts)
+ * @param completionTokens the completion tokens it reported (null as above)
  */
-public record GenerationResult(Outcome outcome, String text, String model) {
+public record GenerationResult(
+    Outcome outcome, String text, String model, Integer promptTokens, Integer completionTokens) {
 
   /** The answer's reason for a model that is not configured ("primary model: not configured"). */
   public static final String NOT_CONFIGURED_REASON = "not configured";
@@ -12,6 +16,10 @@ public record GenerationResult(Outcome outcome, String text, String model) {
   public enum Outcome {
     ANSWERED,
     NOT_CONFIGURED
+  }
+
+  public GenerationResult(Outcome outcome, String text, String model) {
+    this(outcome, text, model, null, null);
   }
 
   public static GenerationResult notConfigured() {

@@ -3,6 +3,7 @@ package dev.questionflow.workflows.question;
 import dev.questionflow.workflows.deadletter.DeadLetter;
 import dev.questionflow.workflows.deadletter.DeadLetterTicketWorkflow;
 import dev.questionflow.workflows.lane.Priorities;
+import dev.questionflow.workflows.outcome.QuestionRecords;
 import dev.questionflow.workflows.retrieval.FaqHit;
 import dev.questionflow.workflows.retrieval.RetrievalResult;
 import dev.questionflow.workflows.ticket.TicketActivities;
@@ -138,7 +139,8 @@ final class Handover {
             questionPriority,
             outcome.startedAt(),
             intent,
-            staffReply);
+            staffReply,
+            QuestionRecords.current().finished());
     Workflow.continueAsNew(
         TicketReplyWorkflow.class.getSimpleName(),
         ContinueAsNewOptions.newBuilder()

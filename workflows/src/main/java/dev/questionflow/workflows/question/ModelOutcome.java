@@ -2,6 +2,7 @@ package dev.questionflow.workflows.question;
 
 import dev.questionflow.workflows.generation.GenerationResult;
 import dev.questionflow.workflows.generation.ModelFailures;
+import dev.questionflow.workflows.outcome.QuestionRecords;
 import dev.questionflow.workflows.retrieval.RetrievalResult;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Promise;
@@ -64,6 +65,8 @@ final class ModelOutcome {
         problems.add(stage, GenerationResult.NOT_CONFIGURED_REASON);
         return null;
       }
+      QuestionRecords.current()
+          .answered(result.model(), result.promptTokens(), result.completionTokens());
       return result;
     } catch (ActivityFailure e) {
       String type = Problems.failureType(e);

@@ -1,6 +1,7 @@
 package dev.questionflow.workflows.question;
 
 import dev.questionflow.workflows.SearchAttributes;
+import dev.questionflow.workflows.outcome.QuestionRecords;
 import io.temporal.common.SearchAttributeUpdate;
 import io.temporal.workflow.Workflow;
 import java.time.Instant;
@@ -134,6 +135,13 @@ final class Outcome {
       Workflow.upsertMemo(Map.of(QuestionWorkflow.ANSWER_MEMO, result));
     }
     recordMetrics(result, problems);
+    QuestionRecords.current()
+        .finish(
+            finalStage.name(),
+            result.level().name(),
+            result.faqId(),
+            problems.texts(),
+            Workflow.currentTimeMillis() - startedAt);
     // one line per outcome (replay-safe logger: not repeated on replay); the MDC has WorkflowId and
     // requestId
     log.info(

@@ -62,6 +62,11 @@ final class Problems {
     return list.isEmpty() ? null : String.join("; ", list.stream().map(Problem::text).toList());
   }
 
+  /** Every problem's text, in order (the analytics record's reasons). */
+  List<String> texts() {
+    return list.stream().map(Problem::text).toList();
+  }
+
   /** The stages that failed, each once, as metric labels ("primary model" -> primary_model). */
   Set<String> degradedStages() {
     Set<String> stages = new TreeSet<>();

@@ -8,6 +8,7 @@ import dev.questionflow.workflows.intent.IntentActivities;
 import dev.questionflow.workflows.intent.IntentResult;
 import dev.questionflow.workflows.lane.LaneSnapshot;
 import dev.questionflow.workflows.lane.Priorities;
+import dev.questionflow.workflows.outcome.QuestionRecords;
 import dev.questionflow.workflows.retrieval.RetrievalActivities;
 import dev.questionflow.workflows.retrieval.RetrievalRequest;
 import dev.questionflow.workflows.retrieval.RetrievalResult;
@@ -68,6 +69,9 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
     String sessionKey = SessionKeys.of(question.caller(), question.userId(), question.sessionId());
     priority = question.priority();
     progress.begin(question);
+    // the analytics record's facts (workflow-local: no command, see QuestionRecords)
+    QuestionRecords.current()
+        .asked(question.caller(), question.tier() == null ? null : question.tier().name());
     Problems problems = new Problems();
     if (sessions.awaitTurn(sessionKey, question.text(), policy)) {
       budget.restartAfterSessionWait();
@@ -82,6 +86,7 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
       classified = new IntentResult(IntentActivities.DEFAULT_INTENT, "default");
     }
     intent = classified.intent();
+    QuestionRecords.current().intent(intent);
     modelsReported = classified;
     if (COMPLAINT_INTENT.equals(intent)) { // complaints are served before standard questions
       priority = Math.max(priority, Priorities.COMPLAINT);

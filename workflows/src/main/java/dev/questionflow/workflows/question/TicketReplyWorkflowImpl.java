@@ -1,6 +1,7 @@
 package dev.questionflow.workflows.question;
 
 import dev.questionflow.workflows.lane.Priorities;
+import dev.questionflow.workflows.outcome.QuestionRecords;
 import dev.questionflow.workflows.ticket.TicketActivities;
 import dev.questionflow.workflows.ticket.TicketClosing;
 import io.temporal.activity.ActivityOptions;
@@ -34,6 +35,7 @@ public class TicketReplyWorkflowImpl implements TicketReplyWorkflow {
   public Answer awaitReply(TicketWait wait) {
     this.wait = wait;
     progress.set(Stage.TICKETED);
+    QuestionRecords.current().resume(wait.known()); // the question run's record, finished here
     outcome = Outcome.afterHandover(progress, wait.questionStartedAtMillis(), wait.handedOver());
     accept(wait.replied());
     signalled.forEach(this::accept);

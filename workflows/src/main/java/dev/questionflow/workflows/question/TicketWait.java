@@ -1,5 +1,7 @@
 package dev.questionflow.workflows.question;
 
+import dev.questionflow.workflows.outcome.QuestionRecord;
+
 /**
  * A handed-over question waiting for a person, as its question workflow passes it on ({@link
  * TicketReplyWorkflow}).
@@ -11,6 +13,8 @@ package dev.questionflow.workflows.question;
  * @param questionStartedAtMillis when the question was accepted (the answer's elapsed time)
  * @param intent the classified intent, shown by status reads
  * @param replied a staff reply that came before the hand-over was passed on (null: none)
+ * @param known the question's analytics record at the hand-over, finished by this run (null: a wait
+ *     passed on before records)
  */
 public record TicketWait(
     String ticketId,
@@ -19,4 +23,25 @@ public record TicketWait(
     int priority,
     long questionStartedAtMillis,
     String intent,
-    StaffReply replied) {}
+    StaffReply replied,
+    QuestionRecord known) {
+
+  public TicketWait(
+      String ticketId,
+      Answer handedOver,
+      long replyByEpochMillis,
+      int priority,
+      long questionStartedAtMillis,
+      String intent,
+      StaffReply replied) {
+    this(
+        ticketId,
+        handedOver,
+        replyByEpochMillis,
+        priority,
+        questionStartedAtMillis,
+        intent,
+        replied,
+        null);
+  }
+}
