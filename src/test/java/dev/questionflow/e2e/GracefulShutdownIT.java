@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.google.protobuf.util.Timestamps;
 import dev.questionflow.activities.fakemodel.FakeModelServer;
 import dev.questionflow.activities.fakemodel.FakeModelServer.Reply;
 import io.temporal.api.enums.v1.EventType;
@@ -83,6 +84,7 @@ class GracefulShutdownIT {
     }
     await().atMost(Duration.ofSeconds(60)).until(() -> model.calls().size() >= QUESTIONS);
     long lastCallAt = System.nanoTime();
+    long sigtermAtMillis = System.currentTimeMillis();
 
     Duration exited = stopping.terminate(GRACE.plusSeconds(15));
     double afterLastCall = (System.nanoTime() - lastCallAt) / 1e9;
@@ -95,6 +97,7 @@ class GracefulShutdownIT {
       assertThat(answered.at("/answer/level").asText()).isEqualTo("RAG");
     }
     double allAnswered = (System.nanoTime() - answeredBy) / 1e9;
+    int retriedBeforeSigterm = 0;
     for (String workflowId : workflows) {
       List<HistoryEvent> events = temporal.fetchHistory(workflowId).getEvents();
       assertThat(events)
@@ -104,13 +107,19 @@ class GracefulShutdownIT {
           .filteredOn(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT)
           .as("timed-out activities of " + workflowId)
           .isEmpty();
-      assertThat(events)
-          .filteredOn(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED)
+      // A retry whose attempt started before the SIGTERM is not the drain's doing (a loaded machine
+      // can take longer than EnterLane's 1 s); after it, none may start: every attempt in flight
+      // finished on the stopping instance.
+      List<HistoryEvent> retried =
+          events.stream()
+              .filter(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED)
+              .filter(e -> e.getActivityTaskStartedEventAttributes().getAttempt() > 1)
+              .toList();
+      retriedBeforeSigterm += retried.size();
+      assertThat(retried)
+          .as("activity attempts of " + workflowId + " retried after the SIGTERM")
           .allSatisfy(
-              e ->
-                  assertThat(e.getActivityTaskStartedEventAttributes().getAttempt())
-                      .as("attempt of an activity of " + workflowId)
-                      .isEqualTo(1));
+              e -> assertThat(Timestamps.toMillis(e.getEventTime())).isLessThan(sigtermAtMillis));
     }
     assertThat(model.calls()).as("one model call per question").hasSize(QUESTIONS);
     String log = Files.readString(Infra.workDir().resolve("shutdown-stopping.log"));
@@ -118,7 +127,12 @@ class GracefulShutdownIT {
     System.out.printf(
         "[shutdown] SIGTERM with %d model calls of %d s in flight: the instance exited after %.1f s"
             + " (%.1f s after the last call started); every question answered %.1f s later, once,"
-            + " with one call each, no timeout, no retry%n",
-        QUESTIONS, LATENCY.toSeconds(), exited.toMillis() / 1000.0, afterLastCall, allAnswered);
+            + " with one call each, no timeout, no retry after the SIGTERM (%d before it)%n",
+        QUESTIONS,
+        LATENCY.toSeconds(),
+        exited.toMillis() / 1000.0,
+        afterLastCall,
+        allAnswered,
+        retriedBeforeSigterm);
   }
 }
