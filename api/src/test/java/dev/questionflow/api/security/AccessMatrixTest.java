@@ -43,23 +43,7 @@ import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilde
  * trial mode is off): the expected status of each cell, and nothing changed by a refused request.
  * Then the hostile cases.
  */
-@SpringBootTest(
-    properties = {
-      "spring.temporal.test-server.enabled=true",
-      "cs.faq.index-dir=../data/faq-index",
-      "cs.security.caller-api-keys=backend-a:"
-          + AccessMatrixTest.KEY_A
-          + ",backend-b:"
-          + AccessMatrixTest.KEY_B
-          + ",vip-app:"
-          + AccessMatrixTest.KEY_VIP
-          + ":VIP",
-      "cs.security.staff-api-keys=alice:" + AccessMatrixTest.KEY_STAFF,
-      "cs.security.admin-api-key=" + AccessMatrixTest.KEY_ADMIN,
-      "cs.security.metrics-api-key=" + AccessMatrixTest.KEY_METRICS,
-      "cs.security.workflow-id-secret=matrix-test-secret-0123456789"
-    })
-@AutoConfigureMockMvc
+@AccessMatrixContext
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AccessMatrixTest {
 

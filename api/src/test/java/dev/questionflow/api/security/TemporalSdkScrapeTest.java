@@ -22,8 +22,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.webmvc.test.autoconfigure.AutoConfigureMockMvc;
 import org.springframework.http.MediaType;
 import org.springframework.mock.web.MockHttpServletResponse;
 import org.springframework.test.web.servlet.MockMvc;
@@ -35,23 +33,7 @@ import org.springframework.test.web.servlet.MockMvc;
  * failure, a cache miss) cannot show up here; e2e's TemporalSdkDashboardTest checks every name
  * against the SDK's MetricsType. The same context as {@link AccessMatrixTest}.
  */
-@SpringBootTest(
-    properties = {
-      "spring.temporal.test-server.enabled=true",
-      "cs.faq.index-dir=../data/faq-index",
-      "cs.security.caller-api-keys=backend-a:"
-          + AccessMatrixTest.KEY_A
-          + ",backend-b:"
-          + AccessMatrixTest.KEY_B
-          + ",vip-app:"
-          + AccessMatrixTest.KEY_VIP
-          + ":VIP",
-      "cs.security.staff-api-keys=alice:" + AccessMatrixTest.KEY_STAFF,
-      "cs.security.admin-api-key=" + AccessMatrixTest.KEY_ADMIN,
-      "cs.security.metrics-api-key=" + AccessMatrixTest.KEY_METRICS,
-      "cs.security.workflow-id-secret=matrix-test-secret-0123456789"
-    })
-@AutoConfigureMockMvc
+@AccessMatrixContext
 class TemporalSdkScrapeTest {
 
   private static final Path DASHBOARD = Path.of("../ops/grafana/temporal-sdk-dashboard.json");
