@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.questionflow.activities.fakemodel.FakeModelServer;
 import dev.questionflow.activities.fakemodel.FakeModelServer.Reply;
 import dev.questionflow.activities.outcome.OutcomeFormats;
@@ -181,13 +183,17 @@ class OutcomeStreamIT {
       }
     }
 
-    // no customer text in any field of any entry (other tests' entries included)
+    // no customer text in any field of any entry (other tests' entries included); the distinctive
+    // words are looked for outside intent and faqId, which name the pack's entries (an intent such
+    // as wrong_amount_of_cash_received is no customer's text)
     for (StreamMessage<String, String> entry : streamEntries()) {
       for (String value : entry.getBody().values()) {
+        String lower = value.toLowerCase();
+        String free = withoutEntryNames(value).toLowerCase();
         for (Question question : questions.values()) {
-          assertThat(value.toLowerCase()).doesNotContain(question.text().toLowerCase());
+          assertThat(lower).doesNotContain(question.text().toLowerCase());
           for (String word : question.distinctive()) {
-            assertThat(value.toLowerCase()).as("entry %s", entry.getId()).doesNotContain(word);
+            assertThat(free).as("entry %s", entry.getId()).doesNotContain(word);
           }
         }
       }
@@ -321,5 +327,17 @@ class OutcomeStreamIT {
             + Files.readString(err).strip()
             + ")");
     return lines;
+  }
+
+  /** A record's JSON without intent and faqId (the pack's names); any other value as it is. */
+  private static String withoutEntryNames(String value) {
+    try {
+      JsonNode fields = JSON.readTree(value);
+      return fields instanceof ObjectNode object
+          ? object.deepCopy().without(List.of("intent", "faqId")).toString()
+          : value;
+    } catch (JsonProcessingException notJson) {
+      return value;
+    }
   }
 }
