@@ -36,6 +36,14 @@ final class ProcessStats {
    * used so far: the share of a fresh instance's CPU that warming up costs.
    */
   static double compilerCpuMillis(long pid) {
+    return threadCpuMillis(pid, name -> name.contains("Compiler"));
+  }
+
+  /**
+   * CPU milliseconds the threads whose name (the kernel's, cut to 15 characters) passes {@code
+   * named} have used so far; threads that ended are not counted.
+   */
+  static double threadCpuMillis(long pid, java.util.function.Predicate<String> named) {
     try (var tasks = Files.list(Path.of("/proc", String.valueOf(pid), "task"))) {
       return tasks
           .mapToDouble(
@@ -43,7 +51,7 @@ final class ProcessStats {
                 try {
                   String stat = Files.readString(task.resolve("stat"));
                   String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-                  if (!name.contains("Compiler")) {
+                  if (!named.test(name)) {
                     return 0;
                   }
                   String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");

@@ -78,7 +78,7 @@ class ThroughputBenchmarkIT {
    * starts and question accepts together ({@link #sideBySide}).
    */
   private static final List<String> PHASES =
-      List.of(System.getProperty("bench.phases", "bare,faq,bare,rag,bare,side").split(","));
+      List.of(System.getProperty("bench.phases", "bare,faq,roles,bare,rag,bare,side").split(","));
 
   private static final int HISTORY_SAMPLE = 20;
 
@@ -104,7 +104,16 @@ class ThroughputBenchmarkIT {
       double benchCpuMsPerJob,
       double compilationsPerSecond,
       Map<String, Integer> outcomes,
-      Map<String, Double> acceptByKind) {}
+      Map<String, Double> acceptByKind,
+      Map<String, Double> perJob) {}
+
+  /**
+   * Running totals read before and after a window ({@link Window#perJob}: their growth per job):
+   * Redis commands, model tokens, a role's CPU.
+   */
+  interface Probe {
+    Map<String, Double> totals() throws Exception;
+  }
 
   /** Per workflow, averaged over a sample of the measured window's histories. */
   record Histories(
@@ -113,7 +122,9 @@ class ThroughputBenchmarkIT {
       double activityTasks,
       double localActivities,
       double searchAttributeUpserts,
-      double timers) {}
+      double timers,
+      double actions,
+      double bytes) {}
 
   record Phase(
       String name,
@@ -164,6 +175,7 @@ class ThroughputBenchmarkIT {
               case "bare" -> bare(client, server, texts);
               case "faq" -> questions("faq", client, server, texts, Map.of());
               case "rag" -> rag(client, server, texts);
+              case "roles" -> roles(client, server, texts);
               case "side" -> sideBySide(client, server, texts);
               default -> throw new IllegalArgumentException("unknown phase " + name);
             });
@@ -208,7 +220,8 @@ class ThroughputBenchmarkIT {
     String queue = Infra.uniqueTaskQueue("bare");
     Process worker = bareWorker(queue);
     try {
-      return phase("bare", bareJob(client, queue, texts), worker.pid(), server, client);
+      return phase(
+          "bare", bareJob(client, queue, texts), worker.pid(), server, client, Probes::redis);
     } finally {
       worker.destroy();
       worker.waitFor(20, TimeUnit.SECONDS);
@@ -273,7 +286,8 @@ class ThroughputBenchmarkIT {
               return (workflowId.startsWith(BARE_PREFIX) ? bare : question).await(workflowId);
             }
           };
-      return phase("side", alternate, app.pid(), server, client).withService(serviceMs(app));
+      return phase("side", alternate, app.pid(), server, client, () -> Probes.app(app))
+          .withService(serviceMs(app));
     } finally {
       worker.destroy();
       worker.waitFor(20, TimeUnit.SECONDS);
@@ -289,7 +303,82 @@ class ThroughputBenchmarkIT {
       throws Exception {
     try (AppProcess app = app(name, extra)) {
       Job job = questionJob(name, app, client, texts);
-      return phase(name, job, app.pid(), server, client).withService(serviceMs(app));
+      return phase(name, job, app.pid(), server, client, () -> Probes.app(app))
+          .withService(serviceMs(app));
+    }
+  }
+
+  /**
+   * FAQ-level questions through a {@code CS_ROLE=api} instance to a {@code CS_ROLE=worker} one: the
+   * CPU each role spends per question (the capacity model sizes the roles apart). The phase's app
+   * CPU is the worker's; the api's is {@code perJob.apiCpuMs}.
+   */
+  private Phase roles(WorkflowClient client, long server, List<String> texts) throws Exception {
+    String queue = Infra.uniqueTaskQueue("bench-roles");
+    var apiStarting = AppProcess.starting("bench-roles-api", roleEnv(queue, "api"), LAUNCH);
+    var workerStarting =
+        AppProcess.starting("bench-roles-worker", roleEnv(queue, "worker"), LAUNCH);
+    try (AppProcess api = apiStarting.join();
+        AppProcess worker = workerStarting.join()) {
+      Job job = questionJob("roles", api, client, texts);
+      Probe probe =
+          () -> {
+            Map<String, Double> totals = new TreeMap<>(Probes.redis());
+            totals.put("apiCpuMs", ProcessStats.cpuMillis(api.pid()));
+            return totals;
+          };
+      return phase("roles", job, worker.pid(), server, client, probe).withService(serviceMs(api));
+    }
+  }
+
+  private static Map<String, String> roleEnv(String queue, String role) {
+    Map<String, String> env = new HashMap<>();
+    env.put("TASK_QUEUE", queue);
+    env.put("CS_ACCESS_LIMITS_ENABLED", "false");
+    env.put("CS_ROLE", role);
+    return env;
+  }
+
+  /** The totals the phases read around each window. */
+  static final class Probes {
+
+    private static io.lettuce.core.RedisClient redisClient;
+    private static io.lettuce.core.api.sync.RedisCommands<String, String> redis;
+
+    private Probes() {}
+
+    /** Commands the benchmark's Redis has processed (every client's: the app's alone here). */
+    static synchronized Map<String, Double> redis() {
+      if (redis == null) {
+        redisClient = io.lettuce.core.RedisClient.create(Infra.redisUrl());
+        redis = redisClient.connect().sync();
+        Runtime.getRuntime().addShutdownHook(new Thread(redisClient::shutdown));
+      }
+      java.util.regex.Matcher m =
+          java.util.regex.Pattern.compile("total_commands_processed:(\\d+)")
+              .matcher(redis.info("stats"));
+      if (!m.find()) {
+        throw new IllegalStateException("INFO stats has no total_commands_processed");
+      }
+      // this probe's own INFO is one of them: left in (two per window, under 0.01 per question)
+      return Map.of("redisCommands", Double.parseDouble(m.group(1)));
+    }
+
+    /**
+     * Redis commands, the model tokens the app counted ({@code cs_model_tokens_total}, from the
+     * model's usage reports), and the CPU of its HTTP threads.
+     */
+    static Map<String, Double> app(AppProcess app) throws Exception {
+      Map<String, Double> totals = new TreeMap<>(redis());
+      for (String kind : List.of("prompt", "completion")) {
+        totals.put(
+            kind + "Tokens",
+            app.series("cs_model_tokens_total", "kind=\"" + kind + "\"").orElse(0));
+      }
+      totals.put(
+          "httpThreadsCpuMs",
+          ProcessStats.threadCpuMillis(app.pid(), n -> n.startsWith("http-nio")));
+      return totals;
     }
   }
 
@@ -394,15 +483,16 @@ class ThroughputBenchmarkIT {
   }
 
   /** The first jobs after start, warm-up until the JIT settles, then the measured window. */
-  private Phase phase(String name, Job job, long worker, long server, WorkflowClient client)
+  private Phase phase(
+      String name, Job job, long worker, long server, WorkflowClient client, Probe probe)
       throws Exception {
     AtomicInteger next = new AtomicInteger();
     System.out.printf("[bench] %s: first %d jobs after start%n", name, FIRST_JOBS);
-    Window first = drive(job, next, FIRST_JOBS, Duration.ofMinutes(10), worker, server);
+    Window first = drive(job, next, FIRST_JOBS, Duration.ofMinutes(10), worker, server, probe);
     int warmup = 0;
     double compiles = first.compilationsPerSecond();
     while (warmup < WARMUP_MAX && compiles >= SETTLED_COMPILES_PER_SECOND) {
-      Window batch = drive(job, next, WARMUP_BATCH, Duration.ofMinutes(10), worker, server);
+      Window batch = drive(job, next, WARMUP_BATCH, Duration.ofMinutes(10), worker, server, probe);
       warmup += batch.jobs();
       compiles = batch.compilationsPerSecond();
       System.out.printf(
@@ -429,7 +519,8 @@ class ThroughputBenchmarkIT {
             measured(name),
             Duration.ofMinutes(20),
             worker,
-            server);
+            server,
+            probe);
     System.out.printf("[bench] %s: measured %s%n", name, measured);
     return new Phase(name, first, warmup, compiles, measured, histories(client, ids), Map.of());
   }
@@ -439,8 +530,8 @@ class ThroughputBenchmarkIT {
    * worker (app) and the server over the window, and the worker's JIT compilations.
    */
   private Window drive(
-      Job job, AtomicInteger next, int count, Duration limit, long worker, long server)
-      throws InterruptedException {
+      Job job, AtomicInteger next, int count, Duration limit, long worker, long server, Probe probe)
+      throws Exception {
     List<long[]> timings = Collections.synchronizedList(new ArrayList<>());
     Map<String, Integer> outcomes = new ConcurrentHashMap<>();
     AtomicInteger started = new AtomicInteger();
@@ -450,6 +541,7 @@ class ThroughputBenchmarkIT {
     double benchCpu = ProcessStats.cpuMillis(ProcessHandle.current().pid());
     double serverCpu = ProcessStats.cpuMillis(server);
     long compiled = ProcessStats.compilations(worker);
+    Map<String, Double> totals = probe.totals();
     long begin = System.nanoTime();
     List<Thread> callers = new ArrayList<>();
     for (int c = 0; c < CALLERS; c++) {
@@ -487,7 +579,12 @@ class ThroughputBenchmarkIT {
     double benchUsed = ProcessStats.cpuMillis(ProcessHandle.current().pid()) - benchCpu;
     double serverUsed = ProcessStats.cpuMillis(server) - serverCpu;
     long compiledNow = ProcessStats.compilations(worker);
+    Map<String, Double> totalsNow = probe.totals();
     int jobs = timings.size();
+    Map<String, Double> perJob = new TreeMap<>();
+    totalsNow.forEach(
+        (key, now) ->
+            perJob.put(key, round((now - totals.getOrDefault(key, 0.0)) / Math.max(1, jobs))));
     return new Window(
         jobs,
         round(seconds),
@@ -502,7 +599,8 @@ class ThroughputBenchmarkIT {
         round(benchUsed / Math.max(1, jobs)),
         compiled < 0 ? -1 : round((compiledNow - compiled) / seconds),
         new TreeMap<>(outcomes),
-        acceptByKind(timings));
+        acceptByKind(timings),
+        perJob);
   }
 
   /** With bare starts and question accepts in one window: the p50 and p99 of each. */
@@ -525,9 +623,13 @@ class ThroughputBenchmarkIT {
 
   private static Histories histories(WorkflowClient client, List<String> ids) {
     List<String> sample = ids.subList(Math.max(0, ids.size() - HISTORY_SAMPLE), ids.size());
-    double[] sums = new double[6];
+    double[] sums = new double[8];
     for (String id : sample) {
-      for (var event : client.fetchHistory(id).getEvents()) {
+      var events = client.fetchHistory(id).getEvents();
+      sums[6] += actions(events);
+      // what the server stores: the events as serialized (payloads sealed by the codec)
+      sums[7] += events.stream().mapToLong(e -> e.getSerializedSize()).sum();
+      for (var event : events) {
         sums[0]++;
         EventType type = event.getEventType();
         if (type == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) {
@@ -550,7 +652,41 @@ class ThroughputBenchmarkIT {
         round(sums[2] / n),
         round(sums[3] / n),
         round(sums[4] / n),
-        round(sums[5] / n));
+        round(sums[5] / n),
+        round(sums[6] / n),
+        round(sums[7] / n));
+  }
+
+  /**
+   * Temporal Cloud's billable actions in one history, by its published rules
+   * (docs.temporal.io/cloud/actions, read 2026-12-06): a start (or a continue-as-new's new run),
+   * each search-attribute upsert, each activity scheduled and each retry of one (its started
+   * event's attempt minus 1), each timer, each signal, two per child workflow initiated, and all
+   * markers (local activities, versions) of one workflow task as one. Queries, describes and
+   * history reads are no actions; whatever a history does not show (heartbeats) is not counted.
+   */
+  static int actions(List<io.temporal.api.history.v1.HistoryEvent> events) {
+    int actions = 0;
+    java.util.Set<Long> markerTasks = new java.util.HashSet<>();
+    for (var event : events) {
+      switch (event.getEventType()) {
+        case EVENT_TYPE_WORKFLOW_EXECUTION_STARTED,
+            EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES,
+            EVENT_TYPE_ACTIVITY_TASK_SCHEDULED,
+            EVENT_TYPE_TIMER_STARTED,
+            EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED,
+            EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED ->
+            actions++;
+        case EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED -> actions += 2;
+        case EVENT_TYPE_ACTIVITY_TASK_STARTED ->
+            actions += Math.max(0, event.getActivityTaskStartedEventAttributes().getAttempt() - 1);
+        case EVENT_TYPE_MARKER_RECORDED ->
+            markerTasks.add(
+                event.getMarkerRecordedEventAttributes().getWorkflowTaskCompletedEventId());
+        default -> {}
+      }
+    }
+    return actions + markerTasks.size();
   }
 
   /**
@@ -693,6 +829,15 @@ class ThroughputBenchmarkIT {
                 k.get("questionAcceptP99Ms"),
                 k.get("questionAcceptP99Ms") / k.get("bareStartP99Ms")));
       }
+    }
+    out.append(
+        "per job (measured): Temporal Cloud actions (from histories), and the totals each phase probed:\n");
+    for (Phase p : phases) {
+      out.append(String.format("%-6s actions %.1f", p.name(), p.histories().actions()));
+      p.measured()
+          .perJob()
+          .forEach((key, value) -> out.append(String.format("  %s %.2f", key, value)));
+      out.append('\n');
     }
     out.append("outcomes (measured): ");
     for (Phase p : phases) {
