@@ -107,6 +107,14 @@ class TracingIT {
     assertThat(chain)
         .containsSubsequence(
             "RunWorkflow:QuestionWorkflow", "StartWorkflow:QuestionWorkflow", root.name());
+    // the model itself got the trace: its request's traceparent names the trace and the call's span
+    assertThat(model.calls())
+        .as("model calls")
+        .anySatisfy(
+            call ->
+                assertThat(call.traceparent())
+                    .as("the model request's traceparent")
+                    .isEqualTo("00-" + root.traceId() + "-" + modelCall.spanId() + "-01"));
     for (Span redis : trace.stream().filter(s -> s.scope().contains("redis")).toList()) {
       assertThat(ancestors(redis, byId, Span::name)).contains(root.name());
     }

@@ -77,6 +77,7 @@ public final class FakeModelServer implements AutoCloseable {
    *     when built outside the server)
    * @param receivedNanos arrival time on the server's clock ({@link #clock(LongSupplier)}, default
    *     {@link System#nanoTime()}); quotas use it
+   * @param traceparent the request's W3C {@code traceparent} header, null without one
    */
   public record Call(
       String model,
@@ -84,9 +85,10 @@ public final class FakeModelServer implements AutoCloseable {
       String userMessage,
       JsonNode body,
       long sequence,
-      long receivedNanos) {
+      long receivedNanos,
+      String traceparent) {
     public Call(String model, String systemPrompt, String userMessage, JsonNode body) {
-      this(model, systemPrompt, userMessage, body, 0, System.nanoTime());
+      this(model, systemPrompt, userMessage, body, 0, System.nanoTime(), null);
     }
   }
 
@@ -846,7 +848,14 @@ public final class FakeModelServer implements AutoCloseable {
       synchronized (decisionLock) {
         long now = clock.getAsLong();
         Call call =
-            new Call(body.path("model").asText(), system, user, body, calls.size() + 1L, now);
+            new Call(
+                body.path("model").asText(),
+                system,
+                user,
+                body,
+                calls.size() + 1L,
+                now,
+                exchange.getRequestHeaders().getFirst("traceparent"));
         calls.add(call);
         reply = script.apply(call);
         served.add(
