@@ -176,6 +176,7 @@ class ThroughputBenchmarkIT {
               case "faq" -> questions("faq", client, server, texts, Map.of());
               case "rag" -> rag(client, server, texts);
               case "roles" -> roles(client, server, texts);
+              case "faqbase" -> questions("faqbase", client, server, texts, Map.of());
               case "side" -> sideBySide(client, server, texts);
               default -> throw new IllegalArgumentException("unknown phase " + name);
             });
@@ -409,6 +410,18 @@ class ThroughputBenchmarkIT {
       env.put("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", traces().endpoint());
     }
     env.putAll(extra);
+    if (name.equals("faqbase")) {
+      // another build of the app (-Dbench.base.jar), e.g. one from before a change whose cost is
+      // in question, measured in the same run as this build's faq phase
+      String base = System.getProperty("bench.base.jar");
+      if (base == null) {
+        throw new IllegalArgumentException("the faqbase phase needs -Dbench.base.jar=<app jar>");
+      }
+      List<String> command = new ArrayList<>(List.of(AppProcess.javaBinary()));
+      command.addAll(LAUNCH);
+      command.addAll(List.of("-jar", base));
+      return AppProcess.start("bench-" + name, env, new AppProcess.Launch(command, null));
+    }
     return AppProcess.start("bench-" + name, env, LAUNCH);
   }
 
