@@ -16,9 +16,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 
 /**
- * An OTLP/HTTP trace receiver (protobuf, {@code POST /v1/traces}) inside the test, standing in for
- * the OpenTelemetry Collector: the Collector's Go module graph does not build with {@code go
- * install} within CI's time. It keeps every span it is sent.
+ * An OTLP/HTTP trace receiver (protobuf, {@code POST /v1/traces}) inside the test: what a real
+ * Collector ({@link OtelCollector}) forwards to, or what a benchmark exports to directly to count
+ * spans. It keeps every span it is sent.
  */
 final class OtlpReceiver implements AutoCloseable {
 

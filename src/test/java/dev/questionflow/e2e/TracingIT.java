@@ -19,14 +19,16 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Traces on (TRACING_ENABLED=true) against an OTLP receiver: one question answered by the model is
- * one trace, HTTP accept > StartWorkflow > RunWorkflow > activity > the model's HTTP call, with its
- * Redis commands in it, and its log lines carry the trace's ID.
+ * Traces on (TRACING_ENABLED=true), exported to a real OpenTelemetry Collector process ({@link
+ * OtelCollector}) that forwards them to an OTLP receiver in the test: one question answered by the
+ * model is one trace, HTTP accept > StartWorkflow > RunWorkflow > activity > the model's HTTP call,
+ * with its Redis commands in it, and its log lines carry the trace's ID.
  */
 class TracingIT {
 
   private static FakeModelServer model;
   private static OtlpReceiver otlp;
+  private static OtelCollector collector;
   private static AppProcess app;
 
   @BeforeAll
@@ -34,6 +36,8 @@ class TracingIT {
     model = FakeModelServer.start();
     model.script(call -> Reply.text("Your new card is on its way."));
     otlp = OtlpReceiver.start();
+    // the app exports to a real Collector, which forwards to the receiver the test reads
+    collector = OtelCollector.start(otlp.endpoint());
     app =
         AppProcess.start(
             "tracing",
@@ -49,7 +53,7 @@ class TracingIT {
                 "TRACING_ENABLED",
                 "true",
                 "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
-                otlp.endpoint(),
+                collector.endpoint(),
                 // the default batches spans for 5 s
                 "MANAGEMENT_OPENTELEMETRY_TRACING_EXPORT_SCHEDULEDELAY",
                 "200ms"));
@@ -57,7 +61,7 @@ class TracingIT {
 
   @AfterAll
   static void stop() throws Exception {
-    Infra.closeAll(app, otlp, model);
+    Infra.closeAll(app, collector, otlp, model);
   }
 
   @Test
@@ -82,6 +86,7 @@ class TracingIT {
               Set<String> questionTraces =
                   spans.stream()
                       .filter(s -> s.name().equals("RunWorkflow:QuestionWorkflow"))
+                      .filter(s -> !s.traceId().equals(CALLER_TRACE)) // the other test's
                       .map(Span::traceId)
                       .collect(Collectors.toSet());
               assertThat(questionTraces).as("traces with the question's workflow").hasSize(1);
@@ -126,6 +131,44 @@ class TracingIT {
             .toList();
     lines.forEach(line -> System.out.printf("[trace log] %s%n", line));
     assertThat(lines).isNotEmpty();
+  }
+
+  /** A chat back end's own trace, which the question joins. */
+  private static final String CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
+
+  private static final String CALLER_SPAN = "00f067aa0ba902b7";
+
+  @Test
+  void aCallersTraceparentMakesTheQuestionPartOfTheCallersTrace() throws Exception {
+    String body =
+        """
+        {"sessionId":"trace-%s","userId":"u-trace","clientMsgId":"m1",        "text":"I still have not received my new card"}"""
+            .formatted(java.util.UUID.randomUUID());
+    var accepted =
+        app.send(
+            "POST",
+            "/api/v1/questions",
+            body,
+            "Authorization",
+            app.credentialsFor("/api/v1/questions"),
+            "traceparent",
+            "00-" + CALLER_TRACE + "-" + CALLER_SPAN + "-01");
+    assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(202);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(250))
+        .untilAsserted(
+            () -> {
+              List<Span> caller =
+                  otlp.spans().stream().filter(s -> s.traceId().equals(CALLER_TRACE)).toList();
+              assertThat(caller)
+                  .as("the accept, a child of the caller's span")
+                  .anyMatch(
+                      s -> s.kind().equals("SPAN_KIND_SERVER") && s.parentId().equals(CALLER_SPAN));
+              assertThat(caller)
+                  .as("the question's workflow in the caller's trace")
+                  .anyMatch(s -> s.name().equals("RunWorkflow:QuestionWorkflow"));
+            });
   }
 
   private static boolean isModelCall(Span span) {
