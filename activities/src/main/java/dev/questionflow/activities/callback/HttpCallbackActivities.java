@@ -49,8 +49,7 @@ public class HttpCallbackActivities implements CallbackActivities {
   private final Duration timeout;
   private final Clock clock;
   private final Function<String, InetAddress[]> resolver;
-  private final Counter delivered;
-  private final Counter retried;
+  private final MeterRegistry meters;
   private final ObjectMapper json = new ObjectMapper();
 
   public HttpCallbackActivities(CallerCallbacks callers, Duration timeout, MeterRegistry meters) {
@@ -72,14 +71,7 @@ public class HttpCallbackActivities implements CallbackActivities {
             .connectTimeout(timeout)
             .followRedirects(HttpClient.Redirect.NEVER)
             .build();
-    this.delivered =
-        Counter.builder("cs_callbacks_delivered_total")
-            .description("Answer callbacks the receiver took (2xx)")
-            .register(meters);
-    this.retried =
-        Counter.builder("cs_callbacks_retried_total")
-            .description("Answer callback attempts after a failed one (retries, redrives)")
-            .register(meters);
+    this.meters = meters;
   }
 
   @Override
@@ -94,7 +86,7 @@ public class HttpCallbackActivities implements CallbackActivities {
             .orElseThrow(() -> refused("no callback secret for " + message.caller()));
     checkAddresses(url.getHost());
     if (attempt() > 1) {
-      retried.increment();
+      count("cs_callbacks_retried_total", "Answer callback attempts after a failed one", message);
     }
     byte[] body = body(message);
     long timestamp = clock.instant().getEpochSecond();
@@ -120,7 +112,15 @@ public class HttpCallbackActivities implements CallbackActivities {
     if (status / 100 != 2) {
       throw ApplicationFailure.newFailure("receiver answered HTTP " + status, FAILED);
     }
-    delivered.increment();
+    count("cs_callbacks_delivered_total", "Answer callbacks the receiver took (2xx)", message);
+  }
+
+  private void count(String name, String description, CallbackMessage message) {
+    Counter.builder(name)
+        .description(description)
+        .tag("type", message.type())
+        .register(meters)
+        .increment();
   }
 
   /** The body: Standard Webhooks' envelope around the status as the status endpoint returns it. */
