@@ -968,6 +968,66 @@ class QuestionWorkflowTest {
   }
 
   @Test
+  void anUpgradedQuestionCallsBackTheQuickAnswerThenTheFullerOne() {
+    activities.match = CARD;
+    activities.modelReply = "Your card was posted yesterday and arrives on Friday.";
+    activities.admissionAhead = 100; // 50 s: too long for 10 s, fits the upgrade's 120 s
+    activities.laneGate = new java.util.concurrent.CompletableFuture<>();
+
+    WorkflowClient.start(
+        workflow("q-upgrade-callback")::answer,
+        withCallback(question("Where is my card?", withPrimaryLane().withPatience(10, 120))));
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> callbacks.messages.size() == 1);
+    activities.laneGate.complete(null);
+    Answer upgraded = client.newUntypedWorkflowStub("q-upgrade-callback").getResult(Answer.class);
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> callbacks.messages.size() == 2);
+
+    CallbackMessage quick = callbacks.messages.get(0);
+    assertThat(quick.type()).isEqualTo("question.answered");
+    assertThat(quick.status().upgrading()).isTrue();
+    assertThat(quick.status().answer().revision()).isEqualTo(1);
+    CallbackMessage fuller = callbacks.messages.get(1);
+    assertThat(fuller.type()).isEqualTo("question.upgraded");
+    assertThat(fuller.webhookId()).isEqualTo("msg_q-upgrade-callback_upgraded");
+    assertThat(fuller.status().upgrading()).isFalse();
+    assertThat(fuller.status().answer()).isEqualTo(upgraded);
+  }
+
+  @Test
+  void aCustomerWhoAsksAgainIsCalledBackWithTheFaqAnswerAtOnce() {
+    activities.match = CARD;
+    activities.modelReply = "Your card was posted yesterday and arrives on Friday.";
+    activities.laneGate = new java.util.concurrent.CompletableFuture<>(); // a slow model
+
+    QuestionWorkflow workflow = workflow("q-asked-again-callback");
+    WorkflowClient.start(
+        workflow::answer,
+        withCallback(question("Where is my card?", withPrimaryLane().withPatience(10, 0))));
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> activities.modelCalls.get() == 1);
+    workflow.askedAgain();
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> callbacks.messages.size() == 1);
+    activities.laneGate.complete(null);
+    client.newUntypedWorkflowStub("q-asked-again-callback").getResult(Answer.class);
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> callbacks.messages.size() == 2);
+
+    assertThat(callbacks.messages)
+        .extracting(CallbackMessage::type)
+        .containsExactly("question.answered", "question.upgraded");
+    assertThat(callbacks.messages.get(0).status().answer().notice())
+        .contains("fuller answer follows");
+  }
+
+  @Test
   void theEventOfAnAnswerFollowsItsStageLevelAndRevision() {
     Answer faq = new Answer("a", AnswerLevel.FAQ, "card_arrival", null, "n", null);
     assertThat(Callbacks.eventOf(Stage.ANSWERED, faq)).isEqualTo(CallbackEvent.ANSWERED);
