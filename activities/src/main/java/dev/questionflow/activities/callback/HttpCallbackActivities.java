@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.temporal.activity.Activity;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -102,7 +103,12 @@ public class HttpCallbackActivities implements CallbackActivities {
             .build();
     int status;
     try {
-      status = http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+      // only the status counts: the body is closed unread, so a receiver that streams one slowly
+      // cannot hold the attempt past the request timeout (which ends at the response's headers)
+      HttpResponse<InputStream> response =
+          http.send(request, HttpResponse.BodyHandlers.ofInputStream());
+      status = response.statusCode();
+      response.body().close();
     } catch (IOException e) {
       throw ApplicationFailure.newFailure("receiver unreachable: " + e, FAILED);
     } catch (InterruptedException e) {

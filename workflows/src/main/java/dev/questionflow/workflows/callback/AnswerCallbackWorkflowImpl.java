@@ -50,7 +50,7 @@ public class AnswerCallbackWorkflowImpl implements AnswerCallbackWorkflow {
             "callback {} ({}) to {} is a dead letter: {}",
             webhookId,
             message.type(),
-            message.target().url(),
+            origin(message.target().url()),
             lastError);
       }
       long left = holdUntil - Workflow.currentTimeMillis();
@@ -67,6 +67,19 @@ public class AnswerCallbackWorkflowImpl implements AnswerCallbackWorkflow {
         return status();
       }
       redriveRequested = false;
+    }
+  }
+
+  /** Scheme, host and port only: a path or query may hold a token of the receiver's. */
+  static String origin(String url) {
+    try {
+      java.net.URI uri = java.net.URI.create(url);
+      return uri.getScheme()
+          + "://"
+          + uri.getHost()
+          + (uri.getPort() < 0 ? "" : ":" + uri.getPort());
+    } catch (IllegalArgumentException e) {
+      return "(malformed URL)";
     }
   }
 
