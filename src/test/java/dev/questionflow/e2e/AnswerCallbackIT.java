@@ -46,23 +46,29 @@ class AnswerCallbackIT {
 
   /**
    * The receiver around the documented verifier (test code, not the document's): it answers 500 to
-   * the first request to a path with "outage" in it (its outage), verifies every other, and logs
-   * one JSON line per request with what it made of it and when.
+   * the first request to a path with "outage" in it, and 503 to every request to a path with "down"
+   * in it until it is told "/control/up" (its outages); it verifies every other, and logs one JSON
+   * line per request with what it made of it and when.
    */
   private static final String RECEIVER =
       """
       import json, sys, time
       from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
       exec(open(sys.argv[1]).read())  # the verifier block of docs/api.md
-      SECRET, outages, log = sys.argv[2], [1], open(sys.argv[3], "a")
+      SECRET, outages, down, log = sys.argv[2], [1], [True], open(sys.argv[3], "a")
 
       class Receiver(BaseHTTPRequestHandler):
           def do_POST(self):
               body = self.rfile.read(int(self.headers.get("content-length", 0)))
               headers = {k.lower(): v for k, v in self.headers.items()}
-              if "outage" in self.path and outages[0] > 0:
+              if self.path == "/control/up":
+                  down[0] = False
+                  outcome, status = "control", 204
+              elif "outage" in self.path and outages[0] > 0:
                   outages[0] -= 1
                   outcome, status = "outage", 500
+              elif "down" in self.path and down[0]:
+                  outcome, status = "outage", 503
               else:
                   try:
                       verify(SECRET, headers, body)
@@ -121,7 +127,10 @@ class AnswerCallbackIT {
                 "CALLER_CALLBACKS",
                 "e2e-backend:" + receiverBase + "/hooks/qf",
                 "CALLER_CALLBACK_SECRETS",
-                "e2e-backend:" + SECRET));
+                "e2e-backend:" + SECRET,
+                // two attempts a round (the default five take 15 s to give up)
+                "CS_ACTIVITIES_CALLBACKDELIVERY_RETRY_MAXATTEMPTS",
+                "2"));
   }
 
   @AfterAll
@@ -208,7 +217,9 @@ class AnswerCallbackIT {
             .POST(HttpRequest.BodyPublishers.ofString(body));
     for (String name :
         List.of("content-type", "webhook-id", "webhook-timestamp", "webhook-signature")) {
-      request.header(name, headers.get(name));
+      if (headers.containsKey(name)) {
+        request.header(name, headers.get(name));
+      }
     }
     return HTTP.send(request.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
   }
@@ -365,5 +376,51 @@ class AnswerCallbackIT {
                 .toString());
     assertThat(accepted.statusCode()).isEqualTo(202);
     assertThat(JSON.readTree(accepted.body()).get("duplicate").asBoolean()).isFalse();
+  }
+
+  @Test
+  void aCallbackNobodyTakesIsADeadLetterThatARedriveDeliversOnceTheReceiverIsBack()
+      throws Exception {
+    String session = "callback-down-" + UUID.randomUUID().toString().substring(0, 8);
+    String workflowId =
+        ask(session, "How long does a card take to arrive?", receiverBase + "/hooks/down");
+    String callbackId = workflowId + "-callback-answered";
+
+    // both attempts of the round failed: a dead letter, found as the runbook finds them
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        Infra.temporalJsonList(
+                            "workflow",
+                            "list",
+                            "--query",
+                            "WorkflowType='AnswerCallback' AND Stage='DEAD_LETTER'"
+                                + " AND ExecutionStatus='Running' AND WorkflowId='"
+                                + callbackId
+                                + "'"))
+                    .hasSize(1));
+    assertThat(receivedFor("msg_" + workflowId + "_answered"))
+        .extracting(Request::outcome)
+        .containsExactly("outage", "outage");
+    // the SDK's metrics scope reports every few seconds
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () ->
+                assertThat(app.metric("cs_callbacks_dead_lettered_total", "AnswerCallback"))
+                    .isGreaterThanOrEqualTo(1));
+
+    sendToReceiver("/control/up", Map.of(), "");
+    Infra.runCli("workflow", "signal", "--workflow-id", callbackId, "--name", "redrive");
+
+    List<Request> requests = awaitProcessed("msg_" + workflowId + "_answered");
+    assertThat(requests)
+        .extracting(Request::outcome)
+        .containsExactly("outage", "outage", "processed");
+    assertThat(JSON.readTree(requests.get(2).body()).get("data")).isEqualTo(app.status(workflowId));
   }
 }
