@@ -2,6 +2,7 @@ package dev.questionflow.workflows.callback;
 
 import dev.questionflow.workflows.SearchAttributes;
 import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import org.slf4j.Logger;
@@ -27,7 +28,7 @@ public class AnswerCallbackWorkflowImpl implements AnswerCallbackWorkflow {
   @Override
   public CallbackStatus deliver(CallbackMessage message) {
     webhookId = message.webhookId();
-    long holdUntil = Workflow.currentTimeMillis() + message.target().deadLetterHoldSeconds() * 1000;
+    long holdUntil = 0; // from its first failed round: the hold is the dead letter's
     while (true) {
       try {
         callbacks.deliverCallback(message);
@@ -39,10 +40,14 @@ public class AnswerCallbackWorkflowImpl implements AnswerCallbackWorkflow {
         return status();
       } catch (ActivityFailure e) {
         rounds++;
-        lastError = e.getCause() == null ? e.getMessage() : e.getCause().getMessage();
+        lastError =
+            e.getCause() instanceof ApplicationFailure failure
+                ? failure.getOriginalMessage() + " (" + failure.getType() + ")"
+                : e.getCause() == null ? e.getMessage() : e.getCause().getMessage();
       }
       if (!deadLettered) {
         deadLettered = true;
+        holdUntil = Workflow.currentTimeMillis() + message.target().deadLetterHoldSeconds() * 1000;
         // the alert: a counter and one ERROR line (neither repeated on replay)
         Workflow.getMetricsScope().counter("cs_callbacks_dead_lettered_total").inc(1);
         Workflow.upsertTypedSearchAttributes(SearchAttributes.STAGE.valueSet("DEAD_LETTER"));

@@ -947,8 +947,9 @@ class QuestionWorkflowTest {
 
     assertThat(status.delivered()).isTrue();
     assertThat(status.rounds()).isEqualTo(1);
-    assertThat(status.lastError()).contains("receiver answered 500");
+    assertThat(status.lastError()).isEqualTo("receiver answered 500 (CallbackFailed)");
     assertThat(callbacks.messages).singleElement();
+    GoldenHistories.keep(client, callbackId, "answer-callback-redriven");
   }
 
   @Test

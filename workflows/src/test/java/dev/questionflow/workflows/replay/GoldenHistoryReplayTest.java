@@ -92,7 +92,8 @@ class GoldenHistoryReplayTest {
           // a question accepted with a callback target (every history above has none, so the
           // callback's child start needs no version marker) and its AnswerCallback workflow
           "faq-callback",
-          "answer-callback");
+          "answer-callback",
+          "answer-callback-redriven");
 
   static Stream<String> goldenPaths() {
     return PATHS.stream();
