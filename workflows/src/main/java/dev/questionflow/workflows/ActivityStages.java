@@ -47,6 +47,13 @@ public final class ActivityStages {
           "ticket",
           List.of("MarkTicketUndelivered"));
 
+  /**
+   * Stages of the answer callback workflow (on the tickets queue): a delivery round's attempts,
+   * with their own retry policy.
+   */
+  public static final Map<String, List<String>> CALLBACK_ACTIVITY_TYPES =
+      Map.of("callback-delivery", List.of("DeliverCallback"));
+
   private ActivityStages() {}
 
   /** The same options for every activity type of {@code typesByStage} (replay, tests). */

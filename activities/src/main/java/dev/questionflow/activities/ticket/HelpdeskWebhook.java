@@ -120,7 +120,7 @@ public class HelpdeskWebhook {
    * localhost, 127.0.0.0/8 or ::1. Only literal addresses are looked at: a host name other than
    * localhost is not resolved, since what it resolves to can change after the check.
    */
-  static boolean isLoopback(String host) {
+  public static boolean isLoopback(String host) {
     if (host == null) {
       return false;
     }

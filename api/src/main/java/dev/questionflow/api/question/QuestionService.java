@@ -1,12 +1,15 @@
 package dev.questionflow.api.question;
 
+import dev.questionflow.activities.callback.CallerCallbacks;
 import dev.questionflow.activities.redis.LazyRedis;
 import dev.questionflow.activities.session.SessionActivitiesImpl;
+import dev.questionflow.api.config.CallbacksProperties;
 import dev.questionflow.api.config.CsProperties;
 import dev.questionflow.api.security.Requester;
 import dev.questionflow.api.temporal.WorkerVersioning;
 import dev.questionflow.api.web.InvalidFieldException;
 import dev.questionflow.workflows.SearchAttributes;
+import dev.questionflow.workflows.callback.CallbackTarget;
 import dev.questionflow.workflows.lane.Priorities;
 import dev.questionflow.workflows.question.Question;
 import dev.questionflow.workflows.question.Question.Tier;
@@ -60,6 +63,8 @@ public class QuestionService {
   private final StatusReads statusReads;
   private final boolean eagerStart;
   private final CsProperties.Patience patience;
+  private final CallerCallbacks callbacks;
+  private final long callbackHoldSeconds;
 
   public QuestionService(
       WorkflowClient client,
@@ -70,8 +75,12 @@ public class QuestionService {
       LegacyQuestionIds legacyIds,
       StatusReads statusReads,
       ObjectProvider<LazyRedis> redis,
-      WorkerVersioning versioning) {
+      WorkerVersioning versioning,
+      CallerCallbacks callbacks,
+      CallbacksProperties callbackProperties) {
     this.client = client;
+    this.callbacks = callbacks;
+    this.callbackHoldSeconds = callbackProperties.deadLetterHold().toSeconds();
     this.statusReads = statusReads;
     this.sessions = sessions;
     this.ids = ids;
@@ -148,6 +157,7 @@ public class QuestionService {
     Tier tier = request.tier() == null ? Tier.STANDARD : request.tier();
     int priority = tier == Tier.VIP ? VIP_PRIORITY : DEFAULT_PRIORITY;
     QuestionPolicy questionPolicy = policyFor(request, tier);
+    CallbackTarget callback = callbackFor(requester, request);
     // the SDK's own MDC key, so API and worker lines of one question share the field (requestId:
     // RequestIdFilter)
     MDC.put(WORKFLOW_ID_LOG_KEY, workflowId);
@@ -177,7 +187,8 @@ public class QuestionService {
               requestId,
               priority,
               questionPolicy,
-              requester.name());
+              requester.name(),
+              callback);
       QuestionWorkflow workflow =
           client.newWorkflowStub(
               QuestionWorkflow.class,
@@ -256,6 +267,21 @@ public class QuestionService {
     return policy.withPatience(
         asked == null ? most : asked,
         Boolean.TRUE.equals(request.upgrade()) ? patience.upgrade().toSeconds() : 0);
+  }
+
+  /**
+   * Where the question's answer callbacks go: the request's {@code callbackUrl} if it is on one of
+   * the caller's registered origins (anything else is a 400 before anything starts), else the
+   * caller's registered URL, else none.
+   */
+  private CallbackTarget callbackFor(Requester requester, AskRequest request) {
+    java.net.URI url;
+    try {
+      url = callbacks.resolve(requester.name(), request.callbackUrl());
+    } catch (IllegalArgumentException e) {
+      throw new InvalidFieldException("callbackUrl", e.getMessage());
+    }
+    return url == null ? null : new CallbackTarget(url.toString(), callbackHoldSeconds);
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.questionflow.api.temporal;
 
 import dev.questionflow.api.config.CsProperties;
 import dev.questionflow.workflows.ActivityStages;
+import dev.questionflow.workflows.callback.AnswerCallbackWorkflowImpl;
 import dev.questionflow.workflows.deadletter.DeadLetterTicketWorkflowImpl;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.activity.LocalActivityOptions;
@@ -61,7 +62,8 @@ class TemporalConfig {
 
   /**
    * Applies the per-stage timeouts and retry policies of application.yml to every workflow
-   * implementation; the dead-letter workflow's DeliverTicket gets its own (per-round) policy.
+   * implementation; the dead-letter workflow's DeliverTicket gets its own (per-round) policy, the
+   * answer callback's DeliverCallback its own.
    */
   @Bean
   WorkflowImplementationOptionsCustomizer activityOptionsFromConfig(CsProperties properties) {
@@ -73,6 +75,9 @@ class TemporalConfig {
     Map<String, ActivityOptions> deadLetterOptions =
         ActivityOptionsFactory.byActivityType(
             properties.activities(), ActivityStages.DEAD_LETTER_ACTIVITY_TYPES);
+    Map<String, ActivityOptions> callbackOptions =
+        ActivityOptionsFactory.byActivityType(
+            properties.activities(), ActivityStages.CALLBACK_ACTIVITY_TYPES);
     return new WorkflowImplementationOptionsCustomizer() {
       @Override
       public io.temporal.worker.WorkflowImplementationOptions.Builder customize(
@@ -84,7 +89,9 @@ class TemporalConfig {
             .setActivityOptions(
                 DeadLetterTicketWorkflowImpl.class.equals(clazz)
                     ? deadLetterOptions
-                    : questionOptions)
+                    : AnswerCallbackWorkflowImpl.class.equals(clazz)
+                        ? callbackOptions
+                        : questionOptions)
             .setLocalActivityOptions(localOptions);
       }
     };

@@ -217,6 +217,20 @@ class QuestionApiTest {
             "{\"sessionId\":\"SID\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"hi\",\"upgrade\":2}",
             "upgrade"),
         Arguments.of(
+            "callback URL of a caller with no registered callback host",
+            "{\"sessionId\":\"SID\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"hi\",\"callbackUrl\":\"https://example.com/hook\"}",
+            "callbackUrl: caller local has no registered callback host"),
+        Arguments.of(
+            "callback URL over 2048 characters",
+            "{\"sessionId\":\"SID\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"hi\",\"callbackUrl\":\"https://example.com/"
+                + "a".repeat(2048)
+                + "\"}",
+            "callbackUrl"),
+        Arguments.of(
+            "callback URL as a number",
+            "{\"sessionId\":\"SID\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"hi\",\"callbackUrl\":42}",
+            "callbackUrl"),
+        Arguments.of(
             "odd characters in ID",
             "{\"sessionId\":\"bad/../x\",\"userId\":\"u\",\"clientMsgId\":\"m\",\"text\":\"hi\"}",
             "sessionId"));

@@ -105,7 +105,8 @@ class OpenApiDocumentTest {
             "tier",
             "channel",
             "patienceSeconds",
-            "upgrade");
+            "upgrade",
+            "callbackUrl");
     JsonNode accepted = ask.at("/responses/202");
     assertThat(accepted.at("/headers/Location").isMissingNode()).isFalse();
     assertThat(schemaProperties(accepted.at("/content/application~1json/schema")))

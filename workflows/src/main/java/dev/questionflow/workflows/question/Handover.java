@@ -140,7 +140,9 @@ final class Handover {
             outcome.startedAt(),
             intent,
             staffReply,
-            QuestionRecords.current().finished());
+            QuestionRecords.current().finished(),
+            outcome.callbacks() == null ? null : outcome.callbacks().caller(),
+            outcome.callbacks() == null ? null : outcome.callbacks().target());
     Workflow.continueAsNew(
         TicketReplyWorkflow.class.getSimpleName(),
         ContinueAsNewOptions.newBuilder()

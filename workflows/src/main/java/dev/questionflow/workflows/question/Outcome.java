@@ -1,6 +1,7 @@
 package dev.questionflow.workflows.question;
 
 import dev.questionflow.workflows.SearchAttributes;
+import dev.questionflow.workflows.callback.CallbackEvent;
 import dev.questionflow.workflows.outcome.QuestionRecords;
 import io.temporal.common.SearchAttributeUpdate;
 import io.temporal.workflow.Workflow;
@@ -36,6 +37,9 @@ final class Outcome {
 
   private boolean upgrading;
 
+  /** The question's answer callbacks (null: none configured, nothing is sent). */
+  private Callbacks callbacks;
+
   Outcome(SessionTurns sessions, Progress progress, long startedAt) {
     this.sessions = sessions;
     this.progress = progress;
@@ -54,6 +58,16 @@ final class Outcome {
 
   Answer answer() {
     return answer;
+  }
+
+  Callbacks callbacks() {
+    return callbacks;
+  }
+
+  /** From now on each answer given is called back to the caller (null: none). */
+  Outcome withCallbacks(Callbacks sender) {
+    this.callbacks = sender;
+    return this;
   }
 
   /** When the question was accepted (for the elapsed time of its answer). */
@@ -81,14 +95,19 @@ final class Outcome {
    */
   void answerFirst(Answer result, Problems problems) {
     upgrading = true;
-    finish(result, Stage.ANSWERED, problems);
+    record(result, Stage.ANSWERED, problems);
     Workflow.upsertMemo(Map.of(QuestionWorkflow.ANSWER_MEMO, result));
+    // after the memo: a receiver that reads the status on the callback finds this answer
+    callBack(Stage.ANSWERED, result);
   }
 
   /** The upgrade is over: {@code upgraded} replaces the quick answer, or null when none came. */
   Answer endUpgrade(Answer upgraded, Problems problems) {
     upgrading = false;
     if (upgraded == null) {
+      if (callbacks != null) { // the caller was told one is coming: it is not
+        callbacks.send(CallbackEvent.UPGRADE_GIVEN_UP, Stage.ANSWERED, answer, false);
+      }
       return answer;
     }
     Workflow.getMetricsScope()
@@ -102,6 +121,18 @@ final class Outcome {
    * @param problems what went wrong on the way (the degradation metrics of an answer with a notice)
    */
   Answer finish(Answer result, Stage finalStage, Problems problems) {
+    record(result, finalStage, problems);
+    callBack(finalStage, result);
+    return result;
+  }
+
+  private void callBack(Stage finalStage, Answer result) {
+    if (callbacks != null) {
+      callbacks.send(Callbacks.eventOf(finalStage, result), finalStage, result, upgrading);
+    }
+  }
+
+  private void record(Answer result, Stage finalStage, Problems problems) {
     sessions.record(result);
     boolean first = answer == null;
     answer = result;
@@ -149,7 +180,6 @@ final class Outcome {
         finalStage,
         result.level(),
         result.reason() == null ? "" : ": " + result.reason());
-    return result;
   }
 
   /** Replay-safe metrics (the SDK's workflow metrics scope skips them during replay). */

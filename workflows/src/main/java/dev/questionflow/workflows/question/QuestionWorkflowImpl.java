@@ -62,7 +62,9 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
     QuestionPolicy policy =
         question.policy() == null ? QuestionPolicy.defaults() : question.policy();
     ChainBudget budget = new ChainBudget(policy.chainBudgetSeconds());
-    outcome = new Outcome(sessions, progress, Workflow.currentTimeMillis());
+    outcome =
+        new Outcome(sessions, progress, Workflow.currentTimeMillis())
+            .withCallbacks(Callbacks.of(question.caller(), question.callback(), () -> intent));
     lane = new ModelLane(policy, budget, progress);
     // the line and the history are per caller, user and session (no new command: old histories
     // replay)

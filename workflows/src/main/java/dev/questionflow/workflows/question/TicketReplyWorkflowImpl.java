@@ -36,7 +36,9 @@ public class TicketReplyWorkflowImpl implements TicketReplyWorkflow {
     this.wait = wait;
     progress.set(Stage.TICKETED);
     QuestionRecords.current().resume(wait.known()); // the question run's record, finished here
-    outcome = Outcome.afterHandover(progress, wait.questionStartedAtMillis(), wait.handedOver());
+    outcome =
+        Outcome.afterHandover(progress, wait.questionStartedAtMillis(), wait.handedOver())
+            .withCallbacks(Callbacks.of(wait.caller(), wait.callback(), wait::intent));
     accept(wait.replied());
     signalled.forEach(this::accept);
     Progress.details("ticket " + wait.ticketId() + " open, waiting for a staff reply");

@@ -1,5 +1,6 @@
 package dev.questionflow.workflows.question;
 
+import dev.questionflow.workflows.callback.CallbackTarget;
 import dev.questionflow.workflows.outcome.QuestionRecord;
 
 /**
@@ -15,6 +16,9 @@ import dev.questionflow.workflows.outcome.QuestionRecord;
  * @param replied a staff reply that came before the hand-over was passed on (null: none)
  * @param known the question's analytics record at the hand-over, finished by this run (null: a wait
  *     passed on before records)
+ * @param caller the caller that asked, whose secret signs its callbacks (null: no callbacks)
+ * @param callback where the person's answer is called back (null: none, as in waits passed on
+ *     before callbacks)
  */
 public record TicketWait(
     String ticketId,
@@ -24,7 +28,31 @@ public record TicketWait(
     long questionStartedAtMillis,
     String intent,
     StaffReply replied,
-    QuestionRecord known) {
+    QuestionRecord known,
+    String caller,
+    CallbackTarget callback) {
+
+  public TicketWait(
+      String ticketId,
+      Answer handedOver,
+      long replyByEpochMillis,
+      int priority,
+      long questionStartedAtMillis,
+      String intent,
+      StaffReply replied,
+      QuestionRecord known) {
+    this(
+        ticketId,
+        handedOver,
+        replyByEpochMillis,
+        priority,
+        questionStartedAtMillis,
+        intent,
+        replied,
+        known,
+        null,
+        null);
+  }
 
   public TicketWait(
       String ticketId,

@@ -1,6 +1,7 @@
 package dev.questionflow.workflows.replay;
 
 import dev.questionflow.workflows.ActivityStages;
+import dev.questionflow.workflows.callback.AnswerCallbackWorkflowImpl;
 import dev.questionflow.workflows.deadletter.DeadLetterTicketWorkflowImpl;
 import dev.questionflow.workflows.question.QuestionWorkflowImpl;
 import dev.questionflow.workflows.question.TicketReplyWorkflowImpl;
@@ -30,7 +31,8 @@ public final class HistoryReplay {
       List.of(
           QuestionWorkflowImpl.class,
           TicketReplyWorkflowImpl.class,
-          DeadLetterTicketWorkflowImpl.class);
+          DeadLetterTicketWorkflowImpl.class,
+          AnswerCallbackWorkflowImpl.class);
 
   private static final ActivityOptions ANY_ACTIVITY =
       ActivityOptions.newBuilder().setStartToCloseTimeout(Duration.ofMinutes(1)).build();

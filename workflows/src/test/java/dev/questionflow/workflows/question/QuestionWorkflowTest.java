@@ -4,6 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.questionflow.workflows.ActivityStages;
 import dev.questionflow.workflows.SearchAttributes;
+import dev.questionflow.workflows.callback.AnswerCallbackWorkflow;
+import dev.questionflow.workflows.callback.AnswerCallbackWorkflowImpl;
+import dev.questionflow.workflows.callback.CallbackActivities;
+import dev.questionflow.workflows.callback.CallbackEvent;
+import dev.questionflow.workflows.callback.CallbackMessage;
+import dev.questionflow.workflows.callback.CallbackStatus;
+import dev.questionflow.workflows.callback.CallbackTarget;
 import dev.questionflow.workflows.deadletter.DeadLetterStatus;
 import dev.questionflow.workflows.deadletter.DeadLetterTicketWorkflow;
 import dev.questionflow.workflows.deadletter.DeadLetterTicketWorkflowImpl;
@@ -63,6 +70,7 @@ class QuestionWorkflowTest {
   private TestWorkflowEnvironment env;
   private WorkflowClient client;
   private final Scripted activities = new Scripted();
+  private final ScriptedCallbacks callbacks = new ScriptedCallbacks();
 
   @BeforeEach
   void start() {
@@ -106,7 +114,14 @@ class QuestionWorkflowTest {
                 ActivityStages.sameForEveryType(ActivityStages.ACTIVITY_TYPES, options))
             .build(),
         TicketReplyWorkflowImpl.class);
-    tickets.registerActivitiesImplementations(activities);
+    // answer callbacks, on the same unversioned queue, with their own delivery policy
+    tickets.registerWorkflowImplementationTypes(
+        WorkflowImplementationOptions.newBuilder()
+            .setActivityOptions(
+                ActivityStages.sameForEveryType(ActivityStages.CALLBACK_ACTIVITY_TYPES, options))
+            .build(),
+        AnswerCallbackWorkflowImpl.class);
+    tickets.registerActivitiesImplementations(activities, callbacks);
     // the model lane: GenerateAnswer on its own task queue when the policy names one
     env.newWorker(LANE).registerActivitiesImplementations(new LaneGeneration(activities));
     env.start();
@@ -793,6 +808,261 @@ class QuestionWorkflowTest {
    * The workflow's current details, read through the SDK's built-in metadata query as the Web UI
    * does.
    */
+  private static final CallbackTarget CALLBACK =
+      new CallbackTarget("https://chat.example/hook", 3600);
+
+  private static Question withCallback(Question q) {
+    return new Question(
+        q.sessionId(),
+        q.userId(),
+        q.clientMsgId(),
+        q.text(),
+        q.tier(),
+        q.channel(),
+        q.requestId(),
+        q.priority(),
+        q.policy(),
+        q.caller(),
+        CALLBACK);
+  }
+
+  private long childStarts(String workflowId) {
+    return client.fetchHistory(workflowId).getEvents().stream()
+        .filter(e -> e.hasStartChildWorkflowExecutionInitiatedEventAttributes())
+        .count();
+  }
+
+  @Test
+  void aQuestionWithACallbackTargetClosesWithoutWaitingForItsDelivery() throws Exception {
+    activities.match = CARD;
+    callbacks.held = new java.util.concurrent.CompletableFuture<>();
+
+    QuestionWorkflow workflow = workflow("faq-callback");
+    Answer answer = workflow.answer(withCallback(question("Where is my card?")));
+
+    // the question is closed while its callback's delivery is still held
+    assertThat(answer.level()).isEqualTo(AnswerLevel.FAQ);
+    assertThat(client.fetchHistory("faq-callback").getLastEvent().getEventType())
+        .isEqualTo(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED);
+    assertThat(childStarts("faq-callback")).isEqualTo(1);
+    callbacks.held.complete(null);
+    String callbackId =
+        AnswerCallbackWorkflow.workflowIdFor("faq-callback", CallbackEvent.ANSWERED);
+    assertThat(callbackId).isEqualTo("faq-callback-callback-answered");
+    CallbackStatus delivered =
+        client.newUntypedWorkflowStub(callbackId).getResult(CallbackStatus.class);
+    assertThat(delivered.delivered()).isTrue();
+    assertThat(delivered.deadLettered()).isFalse();
+    assertThat(callbacks.messages)
+        .singleElement()
+        .satisfies(
+            m -> {
+              assertThat(m.webhookId()).isEqualTo("msg_faq-callback_answered");
+              assertThat(m.type()).isEqualTo("question.answered");
+              assertThat(m.caller()).isEqualTo("test-caller");
+              assertThat(m.target()).isEqualTo(CALLBACK);
+              // the status as a status read shows the closed question
+              assertThat(m.status())
+                  .isEqualTo(
+                      new QuestionStatus(
+                          "faq-callback", Stage.ANSWERED, null, null, "card_question", answer));
+            });
+    // its cost in the question's history: the child's start (initiated, started) and the workflow
+    // task that waited for it, beside the same question without a callback
+    workflow("q-callback-none").answer(question("Where is my card?"));
+    assertThat(client.fetchHistory("faq-callback").getEvents())
+        .hasSize(client.fetchHistory("q-callback-none").getEvents().size() + 5);
+    // recorded under its file's name: a replay derives the callback's ID from the workflow ID
+    GoldenHistories.keep(client, "faq-callback", "faq-callback");
+    GoldenHistories.keep(client, callbackId, "answer-callback");
+  }
+
+  @Test
+  void aQuestionWithoutACallbackTargetStartsNothing() {
+    activities.match = CARD;
+
+    workflow("q-no-callback").answer(question("Where is my card?"));
+
+    assertThat(childStarts("q-no-callback")).isZero();
+    assertThat(callbacks.messages).isEmpty();
+  }
+
+  @Test
+  void aHandedOverQuestionCallsBackTheHandOverAndThePersonsAnswer() {
+    QuestionWorkflow workflow = workflow("q-ticket-callback");
+    WorkflowClient.start(workflow::answer, withCallback(question("Why is the sky blue?")));
+    // a reply before the ticket exists is not this ticket's: wait for the hand-over first
+    for (int i = 0; i < 30 && workflow.status(null).stage() != Stage.TICKETED; i++) {
+      env.sleep(Duration.ofSeconds(1));
+    }
+    workflow.staffReply(new StaffReply("T-ticket-callback", "alice", "Rayleigh scattering."));
+    Answer answer = client.newUntypedWorkflowStub("q-ticket-callback").getResult(Answer.class);
+
+    CallbackStatus human =
+        client
+            .newUntypedWorkflowStub(
+                AnswerCallbackWorkflow.workflowIdFor(
+                    "q-ticket-callback", CallbackEvent.ANSWERED_BY_PERSON))
+            .getResult(CallbackStatus.class);
+    assertThat(human.delivered()).isTrue();
+    assertThat(callbacks.messages)
+        .extracting(CallbackMessage::type)
+        .containsExactly("question.ticketed", "question.answered_by_person");
+    assertThat(callbacks.messages.get(0).status().stage()).isEqualTo(Stage.TICKETED);
+    assertThat(callbacks.messages.get(0).status().answer().level()).isEqualTo(AnswerLevel.TICKET);
+    assertThat(callbacks.messages.get(1).status())
+        .isEqualTo(
+            new QuestionStatus(
+                "q-ticket-callback", Stage.ANSWERED, null, null, "card_question", answer));
+    assertThat(callbacks.messages.get(1).caller()).isEqualTo("test-caller");
+  }
+
+  @Test
+  void aCallbackThatFailsItsRetriesIsADeadLetterUntilARedriveDeliversIt() {
+    activities.match = CARD;
+    callbacks.failing = true;
+
+    workflow("q-dead-callback").answer(withCallback(question("Where is my card?")));
+    String callbackId =
+        AnswerCallbackWorkflow.workflowIdFor("q-dead-callback", CallbackEvent.ANSWERED);
+    AnswerCallbackWorkflow callback =
+        client.newWorkflowStub(AnswerCallbackWorkflow.class, callbackId);
+    for (int i = 0; i < 30 && !callback.status().deadLettered(); i++) {
+      env.sleep(Duration.ofSeconds(1));
+    }
+    assertThat(callback.status().deadLettered()).isTrue();
+    assertThat(callbacks.attempts.get()).isEqualTo(3); // the stage's retry policy, then no more
+    assertThat(
+            client
+                .newUntypedWorkflowStub(callbackId)
+                .describe()
+                .getTypedSearchAttributes()
+                .get(SearchAttributes.STAGE))
+        .isEqualTo("DEAD_LETTER");
+
+    callbacks.failing = false;
+    callback.redrive();
+    CallbackStatus status =
+        client.newUntypedWorkflowStub(callbackId).getResult(CallbackStatus.class);
+
+    assertThat(status.delivered()).isTrue();
+    assertThat(status.rounds()).isEqualTo(1);
+    assertThat(status.lastError()).isEqualTo("receiver answered 500 (CallbackFailed)");
+    assertThat(callbacks.messages).singleElement();
+    GoldenHistories.keep(client, callbackId, "answer-callback-redriven");
+  }
+
+  @Test
+  void aDeadLetterCallbackNobodyRedrivesClosesUndeliveredAfterItsHold() {
+    activities.match = CARD;
+    callbacks.failing = true;
+
+    workflow("q-lost-callback").answer(withCallback(question("Where is my card?")));
+    CallbackStatus status =
+        client
+            .newUntypedWorkflowStub(
+                AnswerCallbackWorkflow.workflowIdFor("q-lost-callback", CallbackEvent.ANSWERED))
+            .getResult(CallbackStatus.class);
+
+    assertThat(status.delivered()).isFalse();
+    assertThat(status.deadLettered()).isTrue();
+  }
+
+  @Test
+  void anUpgradedQuestionCallsBackTheQuickAnswerThenTheFullerOne() {
+    activities.match = CARD;
+    activities.modelReply = "Your card was posted yesterday and arrives on Friday.";
+    activities.admissionAhead = 100; // 50 s: too long for 10 s, fits the upgrade's 120 s
+    activities.laneGate = new java.util.concurrent.CompletableFuture<>();
+
+    WorkflowClient.start(
+        workflow("q-upgrade-callback")::answer,
+        withCallback(question("Where is my card?", withPrimaryLane().withPatience(10, 120))));
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> callbacks.messages.size() == 1);
+    activities.laneGate.complete(null);
+    Answer upgraded = client.newUntypedWorkflowStub("q-upgrade-callback").getResult(Answer.class);
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> callbacks.messages.size() == 2);
+
+    CallbackMessage quick = callbacks.messages.get(0);
+    assertThat(quick.type()).isEqualTo("question.answered");
+    assertThat(quick.status().upgrading()).isTrue();
+    assertThat(quick.status().answer().revision()).isEqualTo(1);
+    CallbackMessage fuller = callbacks.messages.get(1);
+    assertThat(fuller.type()).isEqualTo("question.upgraded");
+    assertThat(fuller.webhookId()).isEqualTo("msg_q-upgrade-callback_upgraded");
+    assertThat(fuller.status().upgrading()).isFalse();
+    assertThat(fuller.status().answer()).isEqualTo(upgraded);
+  }
+
+  @Test
+  void aCustomerWhoAsksAgainIsCalledBackWithTheFaqAnswerAtOnce() {
+    activities.match = CARD;
+    activities.modelReply = "Your card was posted yesterday and arrives on Friday.";
+    activities.laneGate = new java.util.concurrent.CompletableFuture<>(); // a slow model
+
+    QuestionWorkflow workflow = workflow("q-asked-again-callback");
+    WorkflowClient.start(
+        workflow::answer,
+        withCallback(question("Where is my card?", withPrimaryLane().withPatience(10, 0))));
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> activities.modelCalls.get() == 1);
+    workflow.askedAgain();
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> callbacks.messages.size() == 1);
+    activities.laneGate.complete(null);
+    client.newUntypedWorkflowStub("q-asked-again-callback").getResult(Answer.class);
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> callbacks.messages.size() == 2);
+
+    assertThat(callbacks.messages)
+        .extracting(CallbackMessage::type)
+        .containsExactly("question.answered", "question.upgraded");
+    assertThat(callbacks.messages.get(0).status().answer().notice())
+        .contains("fuller answer follows");
+  }
+
+  @Test
+  void theEventOfAnAnswerFollowsItsStageLevelAndRevision() {
+    Answer faq = new Answer("a", AnswerLevel.FAQ, "card_arrival", null, "n", null);
+    assertThat(Callbacks.eventOf(Stage.ANSWERED, faq)).isEqualTo(CallbackEvent.ANSWERED);
+    assertThat(Callbacks.eventOf(Stage.ANSWERED, faq.asRevision(2)))
+        .isEqualTo(CallbackEvent.UPGRADED);
+    assertThat(
+            Callbacks.eventOf(
+                Stage.TICKETED, new Answer("soon", AnswerLevel.TICKET, null, "T-1", null, null)))
+        .isEqualTo(CallbackEvent.TICKETED);
+    assertThat(
+            Callbacks.eventOf(
+                Stage.ANSWERED, new Answer("hi", AnswerLevel.HUMAN, null, "T-1", null, null)))
+        .isEqualTo(CallbackEvent.ANSWERED_BY_PERSON);
+  }
+
+  /** The delivery activity: records what it was given; may hold or fail. */
+  static class ScriptedCallbacks implements CallbackActivities {
+    final List<CallbackMessage> messages = new CopyOnWriteArrayList<>();
+    final AtomicInteger attempts = new AtomicInteger();
+    volatile boolean failing;
+    volatile java.util.concurrent.CompletableFuture<Void> held =
+        java.util.concurrent.CompletableFuture.completedFuture(null);
+
+    @Override
+    public void deliverCallback(CallbackMessage message) {
+      attempts.incrementAndGet();
+      held.join();
+      if (failing) {
+        throw ApplicationFailure.newFailure("receiver answered 500", "CallbackFailed");
+      }
+      messages.add(message);
+    }
+  }
+
   private String currentDetails(String workflowId) {
     return client
         .newUntypedWorkflowStub(workflowId)

@@ -88,7 +88,12 @@ class GoldenHistoryReplayTest {
           // recorded before Handover.TICKET_WAIT_APART (version 1): the wait for a person in the
           // question's own run; since then the question continues as a TicketReplyWorkflow
           "ticket-staff-reply-before-ticket-wait-apart",
-          "ticket-reply");
+          "ticket-reply",
+          // a question accepted with a callback target (every history above has none, so the
+          // callback's child start needs no version marker) and its AnswerCallback workflow
+          "faq-callback",
+          "answer-callback",
+          "answer-callback-redriven");
 
   static Stream<String> goldenPaths() {
     return PATHS.stream();
