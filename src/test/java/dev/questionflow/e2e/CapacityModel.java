@@ -84,31 +84,50 @@ final class CapacityModel {
 
   private CapacityModel() {}
 
+  /**
+   * The api's CPU and the worker's as measured apart in the roles phase (a CS_ROLE=api instance in
+   * front of a CS_ROLE=worker one).
+   */
   static Level faq(JsonNode report) {
     JsonNode roles = phase(report, "roles");
-    JsonNode faq = phase(report, "faq");
-    return level("FAQ (semantic)", roles, faq, 0);
-  }
-
-  static Level rag(JsonNode report) {
-    JsonNode roles = phase(report, "roles");
-    JsonNode rag = phase(report, "rag");
-    return level("RAG (model)", roles, rag, 1);
+    return level(
+        "FAQ (semantic)",
+        phase(report, "faq"),
+        apiCpuMs(roles),
+        roles.at("/measured/workerCpuMsPerJob").asDouble(),
+        0);
   }
 
   /**
-   * The api's CPU from the roles phase (the accept path is the same at every level); the worker's
-   * is the all-in-one phase's app CPU less it.
+   * The rag phase ran all-in-one: its worker's CPU is its app CPU less the api's, plus what running
+   * the roles apart added at FAQ level (the roles phase's two instances against the faq phase's
+   * one).
    */
-  private static Level level(String name, JsonNode roles, JsonNode phase, int modelCalls) {
-    double api = roles.at("/measured/perJob/apiCpuMs").asDouble();
+  static Level rag(JsonNode report) {
+    JsonNode roles = phase(report, "roles");
+    double api = apiCpuMs(roles);
+    double split =
+        api
+            + roles.at("/measured/workerCpuMsPerJob").asDouble()
+            - phase(report, "faq").at("/measured/workerCpuMsPerJob").asDouble();
+    JsonNode rag = phase(report, "rag");
+    return level(
+        "RAG (model)", rag, api, rag.at("/measured/workerCpuMsPerJob").asDouble() - api + split, 1);
+  }
+
+  private static double apiCpuMs(JsonNode roles) {
+    return roles.at("/measured/perJob/apiCpuMs").asDouble();
+  }
+
+  private static Level level(
+      String name, JsonNode phase, double apiCpuMs, double workerCpuMs, int modelCalls) {
     JsonNode m = phase.get("measured");
     JsonNode h = phase.get("histories");
     JsonNode perJob = m.get("perJob");
     return new Level(
         name,
-        api,
-        m.get("workerCpuMsPerJob").asDouble() - api,
+        apiCpuMs,
+        workerCpuMs,
         m.get("serverCpuMsPerJob").asDouble(),
         h.get("actions").asDouble(),
         h.get("events").asDouble(),
@@ -183,9 +202,10 @@ final class CapacityModel {
             + " last 20 histories of it (actions, events, bytes). FAQ: answered from the FAQ index"
             + " without a model; RAG: retrieval plus one call to a fake model with no latency (its"
             + " token counts grow with the prompt and answer it sees; a real model's answers are"
-            + " longer). The api's CPU comes from the `roles` phase (a `CS_ROLE=api` instance in"
-            + " front of a `CS_ROLE=worker` one); the worker's is the all-in-one phase's app CPU"
-            + " less the api's.\n\n");
+            + " longer). CPU by role comes from the `roles` phase (FAQ-level questions through a"
+            + " `CS_ROLE=api` instance in front of a `CS_ROLE=worker` one); the RAG phase ran"
+            + " all-in-one, so its worker CPU is its app CPU less the api's, plus what running the"
+            + " roles apart added at FAQ level.\n\n");
     out.append(
         "| level | api CPU ms | worker CPU ms | Temporal server CPU ms | Temporal actions |"
             + " history events | workflow tasks | history KB | Redis commands | prompt tokens |"
