@@ -51,7 +51,8 @@ class AlertRulesTest {
             "WorkflowTaskFailures",
             "QuestionQueueScheduleToStartHigh",
             "WorkerSlotsExhausted",
-            "Http5xxRateHigh");
+            "Http5xxRateHigh",
+            "AnswerCallbacksDeadLettered");
   }
 
   /**
