@@ -390,8 +390,13 @@ class StreamBenchmarkIT {
       softly
           .assertThat(r.publicationToReceiptP99Ms())
           .as("publication to receipt p99 ms at %d streams", r.streamsPerQuestion())
-          .isNotNull()
-          .isLessThanOrEqualTo(PUBLICATION_P99_TARGET_MS);
+          .isNotNull();
+      if (r.publicationToReceiptP99Ms() != null) {
+        softly
+            .assertThat(r.publicationToReceiptP99Ms())
+            .as("publication to receipt p99 ms at %d streams", r.streamsPerQuestion())
+            .isLessThanOrEqualTo(PUBLICATION_P99_TARGET_MS);
+      }
     }
     softly.assertAll();
   }
