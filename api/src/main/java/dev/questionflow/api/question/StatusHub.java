@@ -21,9 +21,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
 /**
@@ -46,7 +48,8 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
   private static final Logger log = LoggerFactory.getLogger(StatusHub.class);
 
   private final StatusStore store;
-  private final StatusReads reads;
+  private final Function<String, PublishedStatus> published;
+  private final List<String> laneQueues;
   private final LaneLedgerActivities lanes;
   private final boolean enabled;
   private final Duration silence;
@@ -66,6 +69,7 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
 
   private volatile boolean wasLive;
 
+  @Autowired
   StatusHub(
       StatusStore store,
       StatusReads reads,
@@ -73,12 +77,39 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
       CsProperties properties,
       StatusStreamsProperties streams,
       MeterRegistry meters) {
+    this(
+        store,
+        reads::published,
+        reads.laneQueues(),
+        lanes,
+        streams.enabled(),
+        streams.silence(),
+        properties.api().ssePollInterval(),
+        meters);
+  }
+
+  /**
+   * @param published a question's published status to go by, or null (see {@link
+   *     StatusReads#published})
+   * @param laneQueues the lanes a question may wait for
+   * @param laneRefresh notices of one lane within this are one refresh
+   */
+  StatusHub(
+      StatusStore store,
+      Function<String, PublishedStatus> published,
+      List<String> laneQueues,
+      LaneLedgerActivities lanes,
+      boolean enabled,
+      Duration silence,
+      Duration laneRefresh,
+      MeterRegistry meters) {
     this.store = store;
-    this.reads = reads;
+    this.published = published;
+    this.laneQueues = laneQueues;
     this.lanes = lanes;
-    this.enabled = streams.enabled();
-    this.silence = streams.silence();
-    this.laneRefresh = properties.api().ssePollInterval();
+    this.enabled = enabled;
+    this.silence = silence;
+    this.laneRefresh = laneRefresh;
     Gauge.builder("cs_status_streamed_questions", watched, Map::size)
         .description("Questions this instance's event streams watch")
         .register(meters);
@@ -221,7 +252,7 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
   /** A question published as waiting: its place in the line it waits in, found once. */
   private QuestionStatus waiting(Watched entry, QuestionStatus published) {
     try {
-      for (String lane : reads.laneQueues()) {
+      for (String lane : laneQueues) {
         LaneSnapshot snapshot = lanes.snapshotIfWaiting(lane, entry.workflowId);
         if (snapshot != null) {
           entry.lane = lane;
@@ -302,7 +333,7 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
     entry.heardAtMillis = System.currentTimeMillis();
     PublishedStatus latest;
     try {
-      latest = reads.published(entry.workflowId);
+      latest = published.apply(entry.workflowId);
     } catch (RuntimeException e) {
       latest = null;
     }
