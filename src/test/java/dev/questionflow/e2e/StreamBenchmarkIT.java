@@ -221,6 +221,7 @@ class StreamBenchmarkIT {
       Map<String, Long> temporalReadsByMethod,
       double temporalReadsPerQuestion,
       double redisCommandsPerQuestion,
+      Map<String, Long> redisTopCommands,
       int statusEvents,
       int waitingEventsWithAPosition,
       int answeredStreams,
@@ -241,22 +242,38 @@ class StreamBenchmarkIT {
     return byMethod;
   }
 
-  private static final Pattern CALLS = Pattern.compile("(?m)^cmdstat_[^:]+:calls=(\\d+)");
+  private static final Pattern CALLS = Pattern.compile("(?m)^cmdstat_([^:]+):calls=(\\d+)");
 
-  /** Every command Redis served so far (INFO commandstats), this INFO call included. */
-  private static long redisCommands() {
+  /** The commands Redis served so far by name (INFO commandstats), this INFO call included. */
+  private static Map<String, Long> redisCommands() {
     Matcher m = CALLS.matcher(redisConnection.sync().info("commandstats"));
-    long calls = 0;
+    Map<String, Long> calls = new java.util.TreeMap<>();
     while (m.find()) {
-      calls += Long.parseLong(m.group(1));
+      calls.put(m.group(1), Long.parseLong(m.group(2)));
     }
     return calls;
+  }
+
+  /** The commands served between two counts, the most frequent first (the first 6). */
+  private static Map<String, Long> topCommands(Map<String, Long> before, Map<String, Long> after) {
+    Map<String, Long> top = new LinkedHashMap<>();
+    after.entrySet().stream()
+        .map(e -> Map.entry(e.getKey(), e.getValue() - before.getOrDefault(e.getKey(), 0L)))
+        .filter(e -> e.getValue() > 0)
+        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+        .limit(6)
+        .forEach(e -> top.put(e.getKey(), e.getValue()));
+    return top;
+  }
+
+  private static long sum(Map<String, Long> counts) {
+    return counts.values().stream().mapToLong(Long::longValue).sum();
   }
 
   private static Round measure(int streamsPerQuestion, int questions) throws Exception {
     String tag = "s" + streamsPerQuestion + "-" + UUID.randomUUID().toString().substring(0, 6);
     Map<String, Long> readsBefore = temporalReads();
-    long redisBefore = redisCommands();
+    Map<String, Long> redisBefore = redisCommands();
     long started = System.nanoTime();
     List<Stream> streams = Collections.synchronizedList(new ArrayList<>());
     ExecutorService askers = Executors.newFixedThreadPool(8);
@@ -301,7 +318,7 @@ class StreamBenchmarkIT {
     }
     double seconds = round((System.nanoTime() - started) / 1e9);
     Map<String, Long> readsAfter = temporalReads();
-    long redisAfter = redisCommands();
+    Map<String, Long> redisAfter = redisCommands();
     Map<String, Long> reads = new java.util.TreeMap<>();
     readsAfter.forEach(
         (method, count) -> reads.put(method, count - readsBefore.getOrDefault(method, 0L)));
@@ -337,7 +354,8 @@ class StreamBenchmarkIT {
         seconds,
         reads,
         round((double) totalReads / questions),
-        round((double) (redisAfter - redisBefore) / questions),
+        round((double) (sum(redisAfter) - sum(redisBefore)) / questions),
+        topCommands(redisBefore, redisAfter),
         events,
         positions,
         answered,
@@ -441,6 +459,12 @@ class StreamBenchmarkIT {
                       + r.publicationToReceiptP99Ms()
                       + " / "
                       + r.publicationToReceiptMaxMs()));
+    }
+    for (Round r : rounds) {
+      out.append(
+          String.format(
+              "Redis commands of both instances at %d streams/q, most frequent: %s%n",
+              r.streamsPerQuestion(), r.redisTopCommands()));
     }
     out.append(
         String.format(
