@@ -5,6 +5,7 @@ import dev.questionflow.activities.status.PublishedStatus;
 import dev.questionflow.activities.status.StatusStore;
 import dev.questionflow.api.config.CsProperties;
 import dev.questionflow.api.config.StatusStreamsProperties;
+import dev.questionflow.api.role.Role;
 import dev.questionflow.workflows.lane.LaneSnapshot;
 import dev.questionflow.workflows.question.QuestionStatus;
 import dev.questionflow.workflows.question.Stage;
@@ -26,6 +27,7 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.core.env.Environment;
 import org.springframework.stereotype.Component;
 
 /**
@@ -53,11 +55,15 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
   private final LaneLedgerActivities lanes;
   private final boolean enabled;
   private final Duration silence;
+  private final Duration receivedTrusted;
   private final Duration laneRefresh;
   private final Map<String, Watched> watched = new ConcurrentHashMap<>();
 
   /** Lanes with a notice not yet acted on, and the earliest notice's time (epoch ms). */
   private final Map<String, Long> lanesChanged = new ConcurrentHashMap<>();
+
+  /** When each lane was last refreshed (epoch ms). */
+  private final Map<String, Long> lastRefresh = new ConcurrentHashMap<>();
 
   private final ScheduledExecutorService worker =
       Executors.newSingleThreadScheduledExecutor(
@@ -76,14 +82,17 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
       LaneLedgerActivities lanes,
       CsProperties properties,
       StatusStreamsProperties streams,
-      MeterRegistry meters) {
+      MeterRegistry meters,
+      Environment environment) {
     this(
         store,
         reads::published,
         reads.laneQueues(),
         lanes,
-        streams.enabled(),
+        // a worker-only instance serves no stream: it needs no subscription
+        streams.enabled() && Role.of(environment).servesApi(),
         streams.silence(),
+        properties.ladder().chainBudget(),
         properties.api().ssePollInterval(),
         meters);
   }
@@ -92,6 +101,8 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
    * @param published a question's published status to go by, or null (see {@link
    *     StatusReads#published})
    * @param laneQueues the lanes a question may wait for
+   * @param receivedTrusted how long the API's RECEIVED counts as the status (see {@link
+   *     StatusReads#published})
    * @param laneRefresh notices of one lane within this are one refresh
    */
   StatusHub(
@@ -101,6 +112,7 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
       LaneLedgerActivities lanes,
       boolean enabled,
       Duration silence,
+      Duration receivedTrusted,
       Duration laneRefresh,
       MeterRegistry meters) {
     this.store = store;
@@ -109,6 +121,7 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
     this.lanes = lanes;
     this.enabled = enabled;
     this.silence = silence;
+    this.receivedTrusted = receivedTrusted;
     this.laneRefresh = laneRefresh;
     Gauge.builder("cs_status_streamed_questions", watched, Map::size)
         .description("Questions this instance's event streams watch")
@@ -195,7 +208,8 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
   private boolean trusted(PublishedStatus latest) {
     return latest != null
         && (latest.version() > 0
-            || System.currentTimeMillis() - latest.publishedAtMillis() <= silence.toMillis());
+            || System.currentTimeMillis() - latest.publishedAtMillis()
+                <= receivedTrusted.toMillis());
   }
 
   // ---- what the store hears (on its thread: hand over, never block)
@@ -223,8 +237,11 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
   @Override
   public void lane(String lane, long atMillis) {
     if (lanesChanged.putIfAbsent(lane, atMillis) == null) {
-      // notices within one refresh interval are one refresh
-      worker.schedule(() -> refresh(lane), laneRefresh.toMillis(), TimeUnit.MILLISECONDS);
+      // at once, unless the lane was refreshed within the interval: then when it ends (the notices
+      // meanwhile are one refresh), so a busy lane costs at most one refresh per interval
+      long last = lastRefresh.getOrDefault(lane, 0L);
+      long delay = Math.max(0, last + laneRefresh.toMillis() - System.currentTimeMillis());
+      worker.schedule(() -> refresh(lane), delay, TimeUnit.MILLISECONDS);
     }
   }
 
@@ -279,6 +296,7 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
    * of them from one ledger call; one no longer in it has had its call start.
    */
   private void refresh(String lane) {
+    lastRefresh.put(lane, System.currentTimeMillis());
     Long noticed = lanesChanged.remove(lane);
     long at = noticed == null ? System.currentTimeMillis() : noticed;
     List<Watched> inLine = new ArrayList<>();

@@ -114,7 +114,9 @@ class StatusReads {
     this.client = client;
     this.published = published;
     this.publishing = streams.enabled();
-    this.receivedTrustedMillis = streams.silence().toMillis();
+    // a question's first workflow task publishes long before its chain budget ends, however many
+    // were asked at once; only a worker that does not publish leaves RECEIVED that long
+    this.receivedTrustedMillis = properties.ladder().chainBudget().toMillis();
     this.lanes = lanes;
     this.laneQueues =
         properties.lanes() == null

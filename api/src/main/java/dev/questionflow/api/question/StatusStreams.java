@@ -32,6 +32,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.MediaType;
 import org.springframework.stereotype.Component;
 import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Server-Sent Events for a question: takes each change of its status from the statuses its workers
@@ -52,6 +53,22 @@ class StatusStreams {
 
   private final Function<String, QuestionStatus> statuses;
   private final Feed feed;
+
+  /** The app's JSON mapper (the same output as the status endpoint's). */
+  private JsonMapper json = JsonMapper.builder().build();
+
+  /**
+   * Statuses as JSON, the last few: a change goes to every stream of its question, written once.
+   */
+  private final Map<QuestionStatus, String> written =
+      java.util.Collections.synchronizedMap(
+          new LinkedHashMap<>(64, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<QuestionStatus, String> eldest) {
+              return size() > 1024;
+            }
+          });
+
   private final Duration timeout;
   private final Duration pollInterval;
   private final Duration ticketedPollInterval;
@@ -109,8 +126,10 @@ class StatusStreams {
   private final ScheduledExecutorService poller;
 
   @Autowired
-  StatusStreams(QuestionService questions, CsProperties properties, StatusHub hub) {
+  StatusStreams(
+      QuestionService questions, CsProperties properties, StatusHub hub, JsonMapper json) {
     this(questions::status, hub, properties.api(), null, System::nanoTime);
+    this.json = json;
   }
 
   /**
@@ -399,7 +418,13 @@ class StatusStreams {
       if (publishedAtMillis != null) {
         event.comment("published " + publishedAtMillis);
       }
-      emitter.send(event.name("status").data(status, MediaType.APPLICATION_JSON));
+      // a String is written as it is (the JSON is the one the status endpoint writes)
+      emitter.send(
+          event
+              .name("status")
+              .data(
+                  written.computeIfAbsent(status, json::writeValueAsString),
+                  MediaType.APPLICATION_JSON));
       boolean answered =
           status.stage() == Stage.ANSWERED
               && status.answer() != null

@@ -133,6 +133,7 @@ class StatusHubTest {
             new LaneLedgerActivities(counted, Map.of(LANE, 5.0), Clock.systemUTC()),
             true,
             silence,
+            Duration.ofSeconds(30),
             Duration.ofMillis(50),
             new SimpleMeterRegistry());
     hub.start();
