@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
@@ -116,6 +118,8 @@ class StatusStreams {
     void uncovered();
   }
 
+  private record Delivery(QuestionStatus status, long publishedAtMillis) {}
+
   /** Runs each stream's next poll after a delay (a test runs them by hand). */
   interface Scheduler {
     Future<?> schedule(Runnable task, Duration delay);
@@ -172,11 +176,32 @@ class StatusStreams {
               });
       this.poller = pool;
       this.scheduler = (task, delay) -> pool.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
+      ExecutorService sending =
+          Executors.newFixedThreadPool(
+              SENDERS,
+              r -> {
+                Thread thread = new Thread(r, "sse-status-sender");
+                thread.setDaemon(true);
+                return thread;
+              });
+      this.sendingPool = sending;
+      this.senders = sending;
     } else {
       this.poller = null;
       this.scheduler = scheduler;
+      this.sendingPool = null;
+      this.senders = Runnable::run; // a test's deliveries are sent at once
     }
   }
+
+  /**
+   * Threads that send published changes: a write to a slow client blocks one of them, not the
+   * feed's thread and every other stream behind it.
+   */
+  static final int SENDERS = 4;
+
+  private final Executor senders;
+  private final ExecutorService sendingPool;
 
   /**
    * @param clientAddress the client's address for a web visitor's stream (capped per address too),
@@ -212,6 +237,9 @@ class StatusStreams {
     private final AtomicBoolean stopped = new AtomicBoolean();
     private volatile long nextPoll;
     private volatile Runnable unwatch = () -> {};
+
+    /** The newest published change not sent yet. */
+    private final AtomicReference<Delivery> pending = new AtomicReference<>();
 
     /** The chain of runs that counts (see {@link #scheduleNext}). */
     private long chain;
@@ -259,11 +287,19 @@ class StatusStreams {
     }
 
     @Override
-    public synchronized void deliver(QuestionStatus status, long publishedAtMillis) {
-      if (stopped.get()) {
+    public void deliver(QuestionStatus status, long publishedAtMillis) {
+      // the newest only: a stream that is behind skips to it (a place it passed is news to no one)
+      if (pending.getAndSet(new Delivery(status, publishedAtMillis)) == null) {
+        senders.execute(this::sendPending);
+      }
+    }
+
+    private synchronized void sendPending() {
+      Delivery delivery = pending.getAndSet(null);
+      if (delivery == null || stopped.get()) {
         return;
       }
-      if (publish(emitter, last, lastSent, status, publishedAtMillis)) {
+      if (publish(emitter, last, lastSent, delivery.status(), delivery.publishedAtMillis())) {
         stop();
       }
     }
@@ -463,6 +499,9 @@ class StatusStreams {
   void shutdown() {
     if (poller != null) {
       poller.shutdownNow();
+    }
+    if (sendingPool != null) {
+      sendingPool.shutdownNow();
     }
   }
 }
