@@ -38,6 +38,7 @@ class StatusHubTest {
   private static final class TestStore implements StatusStore {
     final Map<String, PublishedStatus> keys = new ConcurrentHashMap<>();
     volatile Listener listener;
+    volatile boolean live = true;
 
     @Override
     public boolean offer(PublishedStatus status) {
@@ -63,7 +64,7 @@ class StatusHubTest {
 
     @Override
     public boolean live() {
-      return true;
+      return live;
     }
 
     @Override
@@ -261,11 +262,32 @@ class StatusHubTest {
                 Integer.valueOf(2).equals(streams[4].last().queuePosition())
                     || Integer.valueOf(0).equals(streams[4].last().queuePosition()));
     assertThat(streams[5].last().queuePosition()).isEqualTo(3);
-    assertThat(positionCalls.get() - callsBefore).as("ledger calls for 2 questions with 3 streams each").isEqualTo(1);
+    assertThat(positionCalls.get() - callsBefore)
+        .as("ledger calls for 2 questions with 3 streams each")
+        .isEqualTo(1);
 
     // q-4's call starts: out of the line, it is processing
     ledger.started(LANE, "q-4");
     store.listener.lane(LANE, System.currentTimeMillis());
     await().atMost(DEADLINE).until(() -> streams[4].last().stage() == Stage.PROCESSING);
+  }
+
+  @Test
+  void whenNoticesStopArrivingEveryStreamIsToldToPollAndCoveredAgainWhenTheyDo() {
+    hub(Duration.ofMinutes(1));
+    store.keys.put("q-1", published("q-1", 1, Stage.PROCESSING));
+    Received stream = new Received();
+    hub.watch("q-1", stream);
+    await().atMost(DEADLINE).until(() -> hub.covers("q-1"));
+
+    store.live = false; // the subscription's connection is lost (Redis down)
+    assertThat(hub.covers("q-1")).isFalse();
+    await().atMost(DEADLINE).until(() -> stream.uncovered.get() > 0);
+
+    store.live = true;
+    store.keys.put("q-1", published("q-1", 2, Stage.ANSWERED)); // published meanwhile
+    store.listener.subscribed(); // Lettuce resubscribed
+    await().atMost(DEADLINE).until(() -> stream.last().stage() == Stage.ANSWERED);
+    assertThat(hub.covers("q-1")).isTrue();
   }
 }
