@@ -73,7 +73,11 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
             return thread;
           });
 
-  private volatile boolean wasLive;
+  /**
+   * Whether notices arrived at the last check; true at first, so that a subscription lost before
+   * the first check still sends the streams that took it for live to polling.
+   */
+  private volatile boolean wasLive = true;
 
   @Autowired
   StatusHub(
