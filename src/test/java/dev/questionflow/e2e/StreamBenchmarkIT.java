@@ -230,7 +230,9 @@ class StreamBenchmarkIT {
       int eventsWithPublicationTime,
       Double publicationToReceiptP50Ms,
       Double publicationToReceiptP99Ms,
-      Double publicationToReceiptMaxMs) {}
+      Double publicationToReceiptMaxMs,
+      Double stageChangesP99Ms,
+      Double placesP99Ms) {}
 
   private static final Pattern READS =
       Pattern.compile("(?m)^cs_temporal_reads_total\\{[^}]*method=\"(\\w+)\"[^}]*} ([0-9.eE+]+)$");
@@ -326,6 +328,9 @@ class StreamBenchmarkIT {
         (method, count) -> reads.put(method, count - readsBefore.getOrDefault(method, 0L)));
     long totalReads = reads.values().stream().mapToLong(Long::longValue).sum();
     List<Double> latencies = new ArrayList<>();
+    // a stage change or answer (a worker's publication) apart from a new place (a lane's notice)
+    List<Double> stageLatencies = new ArrayList<>();
+    List<Double> placeLatencies = new ArrayList<>();
     int events = 0;
     int positions = 0;
     int answered = 0;
@@ -340,7 +345,9 @@ class StreamBenchmarkIT {
           positions++;
         }
         if (r.publishedMillis() != null) {
-          latencies.add((double) (r.receivedMillis() - r.publishedMillis()));
+          double millis = r.receivedMillis() - r.publishedMillis();
+          latencies.add(millis);
+          (r.stage().equals("WAITING_IN_QUEUE") ? placeLatencies : stageLatencies).add(millis);
         }
       }
       if (!received.isEmpty() && received.get(received.size() - 1).stage().equals("ANSWERED")) {
@@ -364,7 +371,9 @@ class StreamBenchmarkIT {
         latencies.size(),
         timed ? percentile(latencies, 0.50) : null,
         timed ? percentile(latencies, 0.99) : null,
-        timed ? percentile(latencies, 1.0) : null);
+        timed ? percentile(latencies, 1.0) : null,
+        stageLatencies.isEmpty() ? null : percentile(stageLatencies, 0.99),
+        placeLatencies.isEmpty() ? null : percentile(placeLatencies, 0.99));
   }
 
   @Test
@@ -470,6 +479,13 @@ class StreamBenchmarkIT {
                       + r.publicationToReceiptP99Ms()
                       + " / "
                       + r.publicationToReceiptMaxMs()));
+    }
+    for (Round r : rounds) {
+      out.append(
+          String.format(
+              "publication->receipt p99 at %d streams/q: stage changes and answers %s ms, places"
+                  + " (lane notices) %s ms%n",
+              r.streamsPerQuestion(), r.stageChangesP99Ms(), r.placesP99Ms()));
     }
     for (Round r : rounds) {
       out.append(
