@@ -186,11 +186,23 @@ class StatusStreams {
               });
       this.sendingPool = sending;
       this.senders = sending;
+      ExecutorService changes =
+          Executors.newFixedThreadPool(
+              2,
+              r -> {
+                Thread thread = new Thread(r, "sse-change-sender");
+                thread.setDaemon(true);
+                return thread;
+              });
+      this.changePool = changes;
+      this.changeSenders = changes;
     } else {
       this.poller = null;
       this.scheduler = scheduler;
       this.sendingPool = null;
       this.senders = Runnable::run; // a test's deliveries are sent at once
+      this.changePool = null;
+      this.changeSenders = Runnable::run;
     }
   }
 
@@ -202,6 +214,11 @@ class StatusStreams {
 
   private final Executor senders;
   private final ExecutorService sendingPool;
+
+  /** Threads that send stage changes and answers, ahead of the places queued for the others. */
+  private final Executor changeSenders;
+
+  private final ExecutorService changePool;
 
   /**
    * @param clientAddress the client's address for a web visitor's stream (capped per address too),
@@ -289,7 +306,12 @@ class StatusStreams {
     @Override
     public void deliver(QuestionStatus status, long publishedAtMillis) {
       // the newest only: a stream that is behind skips to it (a place it passed is news to no one)
-      if (pending.getAndSet(new Delivery(status, publishedAtMillis)) == null) {
+      Delivery previous = pending.getAndSet(new Delivery(status, publishedAtMillis));
+      if (status.stage() != Stage.WAITING_IN_QUEUE) {
+        // a stage change or an answer goes ahead of the places queued for other streams (a send
+        // that finds nothing pending does nothing)
+        changeSenders.execute(this::sendPending);
+      } else if (previous == null) {
         senders.execute(this::sendPending);
       }
     }
@@ -502,6 +524,7 @@ class StatusStreams {
     }
     if (sendingPool != null) {
       sendingPool.shutdownNow();
+      changePool.shutdownNow();
     }
   }
 }
