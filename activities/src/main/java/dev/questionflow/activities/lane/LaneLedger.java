@@ -87,6 +87,18 @@ public interface LaneLedger {
   long position(String lane, String workflowId);
 
   /**
+   * {@link #position} of each question, in one round trip where the store allows: what an instance
+   * streaming many waiting questions reads once per change of the line.
+   */
+  default long[] positions(String lane, List<String> workflowIds) {
+    long[] positions = new long[workflowIds.size()];
+    for (int i = 0; i < positions.length; i++) {
+      positions[i] = position(lane, workflowIds.get(i));
+    }
+    return positions;
+  }
+
+  /**
    * The question's model call started: it leaves the waiting line (and a later {@link #enter} is
    * ignored).
    */

@@ -7,6 +7,7 @@ import dev.questionflow.workflows.lane.LaneSnapshot;
 import dev.questionflow.workflows.lane.Priorities;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -216,6 +217,39 @@ public class LaneLedgerActivities implements LaneActivities {
     long position = ledger.position(lane, workflowId);
     return position < 0 ? null : snapshot(lane, position);
   }
+
+  /**
+   * The snapshots of those of {@code workflowIds} that wait for this lane: their positions in one
+   * ledger call, the lane's rate and latency once for all of them.
+   */
+  public java.util.Map<String, LaneSnapshot> snapshotsIfWaiting(
+      String lane, List<String> workflowIds) {
+    long[] positions = ledger.positions(lane, workflowIds);
+    java.util.Map<String, LaneSnapshot> waiting = new java.util.LinkedHashMap<>();
+    LaneFigures figures = null;
+    for (int i = 0; i < positions.length; i++) {
+      if (positions[i] < 0) {
+        continue;
+      }
+      if (figures == null) {
+        double limit = Math.max(0.01, ledger.rate(lane, configuredRates.getOrDefault(lane, 1.0)));
+        figures =
+            new LaneFigures(
+                limit,
+                serviceRate(lane, limit),
+                Math.round(ledger.stats(lane, STATS_WINDOW).meanLatencyMillis()));
+      }
+      long position = positions[i];
+      double rate = position > 0 ? figures.serviceRate() : figures.limit();
+      double eta = (position + 1) / rate + figures.meanMillis() / 1000.0;
+      waiting.put(
+          workflowIds.get(i),
+          new LaneSnapshot(position, rate, figures.meanMillis(), eta, clock.millis()));
+    }
+    return waiting;
+  }
+
+  private record LaneFigures(double limit, double serviceRate, long meanMillis) {}
 
   private LaneSnapshot snapshot(String lane, long position) {
     double limit = Math.max(0.01, ledger.rate(lane, configuredRates.getOrDefault(lane, 1.0)));

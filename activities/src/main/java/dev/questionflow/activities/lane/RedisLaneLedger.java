@@ -209,6 +209,36 @@ public final class RedisLaneLedger implements LaneLedger {
     return rank == null ? -1 : rank;
   }
 
+  /** KEYS[1] the waiting set; ARGV workflow IDs. Each one's rank, or -1. */
+  static final String POSITIONS =
+      """
+      local ranks = {}
+      for i, id in ipairs(ARGV) do
+        ranks[i] = redis.call('ZRANK', KEYS[1], id) or -1
+      end
+      return ranks
+      """;
+
+  @Override
+  public long[] positions(String lane, List<String> workflowIds) {
+    if (workflowIds.isEmpty()) {
+      return new long[0];
+    }
+    List<Long> ranks =
+        redis
+            .get()
+            .eval(
+                POSITIONS,
+                ScriptOutputType.MULTI,
+                new String[] {key(lane, "waiting")},
+                workflowIds.toArray(String[]::new));
+    long[] positions = new long[workflowIds.size()];
+    for (int i = 0; i < positions.length; i++) {
+      positions[i] = ranks == null || i >= ranks.size() || ranks.get(i) == null ? -1 : ranks.get(i);
+    }
+    return positions;
+  }
+
   @Override
   public void started(String lane, String workflowId) {
     redis

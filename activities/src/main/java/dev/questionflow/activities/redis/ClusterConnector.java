@@ -12,6 +12,7 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.RedisCodec;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.tracing.Tracing;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -81,6 +82,11 @@ final class ClusterConnector implements RedisConnector {
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
+  }
+
+  @Override
+  public StatefulRedisPubSubConnection<String, String> connectPubSub() {
+    return client.connectPubSub();
   }
 
   @Override

@@ -8,6 +8,7 @@ import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.masterreplica.MasterReplica;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.tracing.Tracing;
 import java.util.concurrent.CompletableFuture;
 
@@ -76,6 +77,12 @@ final class NodeConnector implements RedisConnector {
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
+  }
+
+  @Override
+  public StatefulRedisPubSubConnection<String, String> connectPubSub() {
+    // a Sentinel URI is resolved to the current master at each (re)connect
+    return client.connectPubSub(uri);
   }
 
   @Override

@@ -5,6 +5,7 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.codec.RedisCodec;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.tracing.Tracing;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,6 +26,12 @@ public interface RedisConnector extends AutoCloseable {
 
   /** Connects in the background (a request never waits for it). */
   <V> CompletableFuture<RedisLink<V>> connectAsync(RedisCodec<String, V> codec);
+
+  /**
+   * A pub/sub connection (Lettuce resubscribes by itself after a reconnect); on a cluster, a
+   * subscription on one node hears what is published on any.
+   */
+  StatefulRedisPubSubConnection<String, String> connectPubSub();
 
   /**
    * The commands of {@code link} that reach the master holding {@code key}, on one connection, so

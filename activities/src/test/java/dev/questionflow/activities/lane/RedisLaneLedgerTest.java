@@ -50,6 +50,17 @@ class RedisLaneLedgerTest {
   }
 
   @Test
+  void positionsOfManyQuestionsInOneCallAreTheirRanks() {
+    ledger.enter(lane, "q-1", 3);
+    ledger.enter(lane, "q-2", 3);
+    ledger.enter(lane, "vip", 1);
+
+    assertThat(ledger.positions(lane, java.util.List.of("q-2", "nobody", "vip", "q-1")))
+        .containsExactly(2, -1, 0, 1);
+    assertThat(ledger.positions(lane, java.util.List.of())).isEmpty();
+  }
+
+  @Test
   void theLineIsOrderedByPriorityKeyThenArrivalAndAStartedCallLeavesIt() {
     assertThat(ledger.enter(lane, "q-1", 3)).isZero();
     assertThat(ledger.enter(lane, "q-2", 3)).isEqualTo(1);

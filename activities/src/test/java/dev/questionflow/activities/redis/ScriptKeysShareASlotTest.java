@@ -113,6 +113,40 @@ class ScriptKeysShareASlotTest {
   }
 
   @Test
+  void aPublishedStatusIsWrittenByAScriptOfItsOwnKey() {
+    RedisClusterCommands<String, String> redis = recorder();
+    var store =
+        new dev.questionflow.activities.status.RedisStatusStore(
+            () -> redis,
+            () -> null,
+            SealedText.PLAIN,
+            Duration.ofHours(1),
+            Duration.ofSeconds(1),
+            Clock.systemUTC());
+    var status =
+        new dev.questionflow.activities.status.PublishedStatus(
+            "q-1",
+            1,
+            0,
+            new dev.questionflow.workflows.question.QuestionStatus(
+                "q-1",
+                dev.questionflow.workflows.question.Stage.PROCESSING,
+                null,
+                null,
+                null,
+                null));
+    quietly(() -> store.offer(status));
+    quietly(() -> store.offerFirst(status));
+    LaneLedger ledger =
+        new RedisLaneLedger(
+            () -> redis, Clock.systemUTC(), Duration.ofMinutes(10), Duration.ofSeconds(60));
+    quietly(() -> ledger.positions("questions-model-primary", List.of("q-1", "q-2")));
+
+    assertEachScriptInOneSlot(3);
+    assertThat(scripts.get(0)).containsExactly("cs:status:{q-1}");
+  }
+
+  @Test
   void aTicketAndItsIndexesAreWrittenInTheTicketsSlot() {
     RedisClusterCommands<String, String> redis = recorder();
     RedisTicketInbox inbox =

@@ -16,6 +16,8 @@ import dev.questionflow.activities.redis.LazyRedis;
 import dev.questionflow.activities.redis.RedisOrMemory;
 import dev.questionflow.activities.resilience.DependencyBreakers;
 import dev.questionflow.activities.resilience.UpstreamErrors;
+import dev.questionflow.activities.status.LaneChangeNotices;
+import dev.questionflow.activities.status.StatusStore;
 import io.github.bucket4j.TimeMeter;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -55,6 +57,18 @@ class FlowControlConfig {
    */
   @Bean
   LaneLedger laneLedger(
+      ObjectProvider<LazyRedis> redis,
+      CsProperties properties,
+      DependencyBreakers breakers,
+      UpstreamErrors errors,
+      StatusStore statuses,
+      StatusStreamsProperties streams) {
+    LaneLedger ledger = ledger(redis, properties, breakers, errors);
+    // the instances streaming waiting questions refresh their positions when a line changes
+    return streams.enabled() ? LaneChangeNotices.of(ledger, statuses::laneChanged) : ledger;
+  }
+
+  private static LaneLedger ledger(
       ObjectProvider<LazyRedis> redis,
       CsProperties properties,
       DependencyBreakers breakers,

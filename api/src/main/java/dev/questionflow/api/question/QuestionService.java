@@ -3,8 +3,11 @@ package dev.questionflow.api.question;
 import dev.questionflow.activities.callback.CallerCallbacks;
 import dev.questionflow.activities.redis.LazyRedis;
 import dev.questionflow.activities.session.SessionActivitiesImpl;
+import dev.questionflow.activities.status.PublishedStatus;
+import dev.questionflow.activities.status.StatusStore;
 import dev.questionflow.api.config.CallbacksProperties;
 import dev.questionflow.api.config.CsProperties;
+import dev.questionflow.api.config.StatusStreamsProperties;
 import dev.questionflow.api.security.Requester;
 import dev.questionflow.api.temporal.WorkerVersioning;
 import dev.questionflow.api.web.InvalidFieldException;
@@ -65,6 +68,8 @@ public class QuestionService {
   private final CsProperties.Patience patience;
   private final CallerCallbacks callbacks;
   private final long callbackHoldSeconds;
+  private final StatusStore statuses;
+  private final boolean publishing;
 
   public QuestionService(
       WorkflowClient client,
@@ -77,10 +82,14 @@ public class QuestionService {
       ObjectProvider<LazyRedis> redis,
       WorkerVersioning versioning,
       CallerCallbacks callbacks,
-      CallbacksProperties callbackProperties) {
+      CallbacksProperties callbackProperties,
+      StatusStore statuses,
+      StatusStreamsProperties streams) {
     this.client = client;
     this.callbacks = callbacks;
     this.callbackHoldSeconds = callbackProperties.deadLetterHold().toSeconds();
+    this.statuses = statuses;
+    this.publishing = streams.enabled();
     this.statusReads = statusReads;
     this.sessions = sessions;
     this.ids = ids;
@@ -233,6 +242,7 @@ public class QuestionService {
         WorkflowExecution execution =
             startTimer.record(() -> WorkflowClient.start(workflow::answer, question));
         log.info("question accepted, run {}", execution.getRunId());
+        received(workflowId);
       } catch (WorkflowExecutionAlreadyStarted e) {
         duplicate = true;
         log.info("duplicate submit of an accepted question");
@@ -248,6 +258,27 @@ public class QuestionService {
       return new Accepted(workflowId, "/api/v1/questions/" + workflowId, duplicate);
     } finally {
       MDC.remove(WORKFLOW_ID_LOG_KEY);
+    }
+  }
+
+  /**
+   * The question's first status, RECEIVED, where its streams and reads look for its changes, so the
+   * first read finds one there (version 0: whatever its workers publish replaces it, and a status
+   * they published already stays). Best effort: without it the first reads go to Temporal.
+   */
+  private void received(String workflowId) {
+    if (!publishing) {
+      return;
+    }
+    try {
+      statuses.offerFirst(
+          new PublishedStatus(
+              workflowId,
+              0,
+              System.currentTimeMillis(),
+              new QuestionStatus(workflowId, Stage.RECEIVED, null, null, null, null)));
+    } catch (RuntimeException e) {
+      log.debug("first status not kept: {}", e.toString());
     }
   }
 

@@ -3,7 +3,10 @@ package dev.questionflow.api.question;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.questionflow.activities.lane.LaneLedgerActivities;
+import dev.questionflow.activities.status.PublishedStatus;
+import dev.questionflow.activities.status.StatusStore;
 import dev.questionflow.api.config.CsProperties;
+import dev.questionflow.api.config.StatusStreamsProperties;
 import dev.questionflow.workflows.SearchAttributes;
 import dev.questionflow.workflows.lane.LaneSnapshot;
 import dev.questionflow.workflows.question.Answer;
@@ -52,6 +55,12 @@ import org.springframework.stereotype.Component;
  *
  * <p>Only a handed-over question started before the memo existed falls back to the query.
  *
+ * <p>All of these only for a question without a published status: a worker publishes each change of
+ * a question ({@code StatusInterceptor}) to the {@link StatusStore}, and a read takes it from there
+ * (a waiting question's place still from the ledger), so Temporal is read only when the store has
+ * none (expired, Redis down, a worker of a build that does not publish) or has only the API's
+ * RECEIVED of more than {@code cs.status-streams.silence} ago.
+ *
  * <p>The ledger is a cache: Redis may lose a removal (a restart from its append-only file). So an
  * entry past its question's queue deadline, which cannot be waiting (no call starts after it), is
  * removed and the status read from Temporal; and a question the ledger still shows waiting after
@@ -69,10 +78,14 @@ class StatusReads {
     LEDGER,
     MEMO,
     RESULT,
-    QUERY
+    QUERY,
+    PUBLISHED
   }
 
   private final WorkflowClient client;
+  private final StatusStore published;
+  private final boolean publishing;
+  private final long receivedTrustedMillis;
   private final LaneLedgerActivities lanes;
   private final List<String> laneQueues;
   private final Map<Source, Counter> reads = new EnumMap<>(Source.class);
@@ -95,8 +108,15 @@ class StatusReads {
       WorkflowClient client,
       LaneLedgerActivities lanes,
       CsProperties properties,
-      MeterRegistry meters) {
+      MeterRegistry meters,
+      StatusStore published,
+      StatusStreamsProperties streams) {
     this.client = client;
+    this.published = published;
+    this.publishing = streams.enabled();
+    // a question's first workflow task publishes long before its chain budget ends, however many
+    // were asked at once; only a worker that does not publish leaves RECEIVED that long
+    this.receivedTrustedMillis = properties.ladder().chainBudget().toMillis();
     this.lanes = lanes;
     this.laneQueues =
         properties.lanes() == null
@@ -143,6 +163,10 @@ class StatusReads {
       Caffeine.newBuilder().maximumSize(10_000).expireAfterWrite(Duration.ofMinutes(10)).build();
 
   QuestionStatus read(String workflowId) {
+    PublishedStatus latest = published(workflowId);
+    if (latest != null) {
+      return fromPublished(latest);
+    }
     // a waiting question is read from Redis alone: the line is there, and the Temporal server is
     // busiest exactly when hundreds wait
     QuestionStatus waiting = waitingInLane(workflowId);
@@ -150,6 +174,72 @@ class StatusReads {
       return waiting;
     }
     return fromTemporal(workflowId, describe(workflowId));
+  }
+
+  /**
+   * The question's published status, or null when there is none to go by: none kept, the store
+   * unreachable, or only the API's RECEIVED from longer ago than a worker takes to publish (a
+   * worker that does not publish, e.g. of an older build during a rollout, leaves only that).
+   */
+  PublishedStatus published(String workflowId) {
+    if (!publishing) {
+      return null;
+    }
+    PublishedStatus latest;
+    try {
+      latest = published.latest(workflowId);
+    } catch (RuntimeException e) {
+      log.debug("published status of {} unavailable: {}", workflowId, e.toString());
+      return null;
+    }
+    if (latest != null
+        && latest.version() == 0
+        && System.currentTimeMillis() - latest.publishedAtMillis() > receivedTrustedMillis) {
+      return null;
+    }
+    return latest;
+  }
+
+  /**
+   * A published status as a read shows it: a question waiting for a model with its place and ETA
+   * from the lane's ledger (read now, from Redis alone), or PROCESSING once it is in no line (its
+   * call started, which the workflow does not publish); anything else as published.
+   */
+  QuestionStatus fromPublished(PublishedStatus latest) {
+    QuestionStatus status = latest.status();
+    if (status.stage() != Stage.WAITING_IN_QUEUE) {
+      count(Source.PUBLISHED);
+      return status;
+    }
+    String workflowId = latest.workflowId();
+    try {
+      for (String lane : laneQueues) {
+        LaneSnapshot snapshot = lanes.snapshotIfWaiting(lane, workflowId);
+        if (snapshot != null) {
+          count(Source.LEDGER);
+          return QuestionStatus.waiting(
+                  workflowId, snapshot.position(), snapshot.etaSeconds(), status.intent())
+              .withDeadline(lanes.deadlineIn(lane, workflowId));
+        }
+      }
+      count(Source.PUBLISHED);
+      return leftTheLine(status);
+    } catch (RuntimeException e) {
+      log.debug("lane ledger unavailable, the published status as it is: {}", e.toString());
+      count(Source.PUBLISHED);
+      return status;
+    }
+  }
+
+  /** A question published as waiting that is in no line: its call started. */
+  static QuestionStatus leftTheLine(QuestionStatus waiting) {
+    return new QuestionStatus(
+        waiting.workflowId(), Stage.PROCESSING, null, null, waiting.intent(), null);
+  }
+
+  /** The lanes a question may wait for (their ledgers' names). */
+  List<String> laneQueues() {
+    return laneQueues;
   }
 
   private QuestionStatus fromTemporal(String workflowId, WorkflowExecutionDescription description) {

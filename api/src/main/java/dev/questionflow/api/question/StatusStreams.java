@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
@@ -32,15 +34,19 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.MediaType;
 import org.springframework.stereotype.Component;
 import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Server-Sent Events for a question: polls its status (see StatusReads: no workflow task per poll)
- * and sends an event only when something changed. The stream ends with the final answer (or when
- * the question failed); a quick answer whose caller asked for an upgrade is sent as it comes, and
- * the stream stays open for the fuller one (revision 2) or until the upgrade is given up. Open
- * streams are capped per owner and per instance (web visitors: half of it, and per address, IPv6 by
- * its /64): each one holds a connection and polls. A handed-over (TICKETED) question's stream polls
- * every {@code sse-ticketed-poll-interval} (10 s) only.
+ * Server-Sent Events for a question: takes each change of its status from the statuses its workers
+ * publish ({@link Feed}, {@link StatusHub}: no read per stream; an event that carries a published
+ * change has a {@code : published <epoch ms>} comment line), or, for a question the feed does not
+ * cover (no published status, Redis down, publishing off), polls its status (see StatusReads: no
+ * workflow task per poll); sends an event only when something changed. The stream ends with the
+ * final answer (or when the question failed); a quick answer whose caller asked for an upgrade is
+ * sent as it comes, and the stream stays open for the fuller one (revision 2) or until the upgrade
+ * is given up. Open streams are capped per owner and per instance (web visitors: half of it, and
+ * per address, IPv6 by its /64): each one holds a connection and polls. A handed-over (TICKETED)
+ * question's stream polls every {@code sse-ticketed-poll-interval} (10 s) only.
  */
 @Component
 class StatusStreams {
@@ -48,6 +54,23 @@ class StatusStreams {
   private static final Logger log = LoggerFactory.getLogger(StatusStreams.class);
 
   private final Function<String, QuestionStatus> statuses;
+  private final Feed feed;
+
+  /** The app's JSON mapper (the same output as the status endpoint's). */
+  private JsonMapper json = JsonMapper.builder().build();
+
+  /**
+   * Statuses as JSON, the last few: a change goes to every stream of its question, written once.
+   */
+  private final Map<QuestionStatus, String> written =
+      java.util.Collections.synchronizedMap(
+          new LinkedHashMap<>(64, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<QuestionStatus, String> eldest) {
+              return size() > 1024;
+            }
+          });
+
   private final Duration timeout;
   private final Duration pollInterval;
   private final Duration ticketedPollInterval;
@@ -63,6 +86,40 @@ class StatusStreams {
    */
   private final ConcurrentHashMap<String, Integer> open = new ConcurrentHashMap<>();
 
+  /** Published changes of the questions streamed here ({@link StatusHub}). */
+  interface Feed {
+    /** Tells {@code watcher} of the question's changes from now on; returns what stops that. */
+    Runnable watch(String workflowId, Watcher watcher);
+
+    /** Whether the question's changes come through the feed now (else its streams poll). */
+    boolean covers(String workflowId);
+
+    /** No feed: every stream polls. */
+    Feed NONE =
+        new Feed() {
+          @Override
+          public Runnable watch(String workflowId, Watcher watcher) {
+            return () -> {};
+          }
+
+          @Override
+          public boolean covers(String workflowId) {
+            return false;
+          }
+        };
+  }
+
+  /** A stream, as the feed sees it. */
+  interface Watcher {
+    /** The question's status changed (published at {@code publishedAtMillis}, epoch ms). */
+    void deliver(QuestionStatus status, long publishedAtMillis);
+
+    /** The feed stopped covering the question: poll now. */
+    void uncovered();
+  }
+
+  private record Delivery(QuestionStatus status, long publishedAtMillis) {}
+
   /** Runs each stream's next poll after a delay (a test runs them by hand). */
   interface Scheduler {
     Future<?> schedule(Runnable task, Duration delay);
@@ -73,8 +130,10 @@ class StatusStreams {
   private final ScheduledExecutorService poller;
 
   @Autowired
-  StatusStreams(QuestionService questions, CsProperties properties) {
-    this(questions::status, properties.api(), null, System::nanoTime);
+  StatusStreams(
+      QuestionService questions, CsProperties properties, StatusHub hub, JsonMapper json) {
+    this(questions::status, hub, properties.api(), null, System::nanoTime);
+    this.json = json;
   }
 
   /**
@@ -86,7 +145,20 @@ class StatusStreams {
       CsProperties.Api api,
       Scheduler scheduler,
       LongSupplier nanoTime) {
+    this(statuses, Feed.NONE, api, scheduler, nanoTime);
+  }
+
+  /**
+   * @param feed published changes (a covered question's stream does not poll)
+   */
+  StatusStreams(
+      Function<String, QuestionStatus> statuses,
+      Feed feed,
+      CsProperties.Api api,
+      Scheduler scheduler,
+      LongSupplier nanoTime) {
     this.statuses = statuses;
+    this.feed = feed;
     this.timeout = api.sseTimeout();
     this.pollInterval = api.ssePollInterval();
     this.ticketedPollInterval = api.sseTicketedPollInterval();
@@ -104,11 +176,49 @@ class StatusStreams {
               });
       this.poller = pool;
       this.scheduler = (task, delay) -> pool.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
+      ExecutorService sending =
+          Executors.newFixedThreadPool(
+              SENDERS,
+              r -> {
+                Thread thread = new Thread(r, "sse-status-sender");
+                thread.setDaemon(true);
+                return thread;
+              });
+      this.sendingPool = sending;
+      this.senders = sending;
+      ExecutorService changes =
+          Executors.newFixedThreadPool(
+              2,
+              r -> {
+                Thread thread = new Thread(r, "sse-change-sender");
+                thread.setDaemon(true);
+                return thread;
+              });
+      this.changePool = changes;
+      this.changeSenders = changes;
     } else {
       this.poller = null;
       this.scheduler = scheduler;
+      this.sendingPool = null;
+      this.senders = Runnable::run; // a test's deliveries are sent at once
+      this.changePool = null;
+      this.changeSenders = Runnable::run;
     }
   }
+
+  /**
+   * Threads that send published changes: a write to a slow client blocks one of them, not the
+   * feed's thread and every other stream behind it.
+   */
+  static final int SENDERS = 4;
+
+  private final Executor senders;
+  private final ExecutorService sendingPool;
+
+  /** Threads that send stage changes and answers, ahead of the places queued for the others. */
+  private final Executor changeSenders;
+
+  private final ExecutorService changePool;
 
   /**
    * @param clientAddress the client's address for a web visitor's stream (capped per address too),
@@ -127,11 +237,13 @@ class StatusStreams {
   }
 
   /**
-   * One open stream: each run reads the status when a poll is due and sends it if it changed, sends
-   * a heartbeat when the stream was quiet, and schedules the next run for whichever comes first.
-   * Runs of one stream never overlap (each schedules the next when it is done).
+   * One open stream: each run reads the status when a poll is due and the feed does not cover the
+   * question, sends it if it changed, sends a heartbeat when the stream was quiet, and schedules
+   * the next run for whichever comes first (a covered stream: its heartbeat only). Published
+   * changes come through {@link #deliver}. Runs and deliveries of one stream never overlap (one
+   * lock), and one chain of runs is scheduled at a time (a run of an older chain does nothing).
    */
-  private final class Watch implements Runnable {
+  private final class Watch implements Watcher {
 
     private final SseEmitter emitter;
     private final String workflowId;
@@ -141,6 +253,13 @@ class StatusStreams {
     private final AtomicReference<Future<?>> next = new AtomicReference<>();
     private final AtomicBoolean stopped = new AtomicBoolean();
     private volatile long nextPoll;
+    private volatile Runnable unwatch = () -> {};
+
+    /** The newest published change not sent yet. */
+    private final AtomicReference<Delivery> pending = new AtomicReference<>();
+
+    /** The chain of runs that counts (see {@link #scheduleNext}). */
+    private long chain;
 
     Watch(SseEmitter emitter, String workflowId, Runnable release) {
       this.emitter = emitter;
@@ -148,24 +267,24 @@ class StatusStreams {
       this.release = release;
     }
 
-    void start(QuestionStatus first) {
-      if (publish(emitter, last, lastSent, first)) {
+    synchronized void start(QuestionStatus first) {
+      if (publish(emitter, last, lastSent, first, null)) {
         stop();
         return;
       }
       nextPoll = nanoTime.getAsLong() + pollIntervalFor(first).toNanos();
+      unwatch = feed.watch(workflowId, this);
       scheduleNext();
     }
 
-    @Override
-    public void run() {
-      if (stopped.get()) {
+    private synchronized void run(long ofChain) {
+      if (stopped.get() || ofChain != chain) {
         return;
       }
       try {
-        if (nanoTime.getAsLong() - nextPoll >= 0) {
+        if (!feed.covers(workflowId) && nanoTime.getAsLong() - nextPoll >= 0) {
           QuestionStatus status = statuses.apply(workflowId);
-          if (publish(emitter, last, lastSent, status)) {
+          if (publish(emitter, last, lastSent, status, null)) {
             stop();
             return;
           }
@@ -184,16 +303,56 @@ class StatusStreams {
       scheduleNext();
     }
 
-    /** The next poll, or the next heartbeat if the stream would be quiet for longer. */
+    @Override
+    public void deliver(QuestionStatus status, long publishedAtMillis) {
+      // the newest only: a stream that is behind skips to it (a place it passed is news to no one)
+      Delivery previous = pending.getAndSet(new Delivery(status, publishedAtMillis));
+      if (status.stage() != Stage.WAITING_IN_QUEUE) {
+        // a stage change or an answer goes ahead of the places queued for other streams (a send
+        // that finds nothing pending does nothing)
+        changeSenders.execute(this::sendPending);
+      } else if (previous == null) {
+        senders.execute(this::sendPending);
+      }
+    }
+
+    private synchronized void sendPending() {
+      Delivery delivery = pending.getAndSet(null);
+      if (delivery == null || stopped.get()) {
+        return;
+      }
+      if (publish(emitter, last, lastSent, delivery.status(), delivery.publishedAtMillis())) {
+        stop();
+      }
+    }
+
+    @Override
+    public synchronized void uncovered() {
+      if (stopped.get()) {
+        return;
+      }
+      nextPoll = nanoTime.getAsLong(); // due now
+      scheduleNext();
+    }
+
+    /**
+     * The next poll (unless the feed covers the question), or the next heartbeat if the stream
+     * would be quiet for longer; the run scheduled before is void.
+     */
     private void scheduleNext() {
       if (stopped.get()) {
         return;
       }
       long now = nanoTime.getAsLong();
-      long untilPoll = nextPoll - now;
       long untilHeartbeat = lastSent.get() + heartbeat.toNanos() - now;
+      long untilPoll = feed.covers(workflowId) ? untilHeartbeat : nextPoll - now;
       long delay = Math.max(1_000_000L, Math.min(untilPoll, untilHeartbeat)); // at least 1 ms
-      next.set(scheduler.schedule(this, Duration.ofNanos(delay)));
+      long ofChain = ++chain;
+      Future<?> previous =
+          next.getAndSet(scheduler.schedule(() -> run(ofChain), Duration.ofNanos(delay)));
+      if (previous != null) {
+        previous.cancel(false);
+      }
     }
 
     void stop() {
@@ -202,6 +361,7 @@ class StatusStreams {
         if (running != null) {
           running.cancel(false);
         }
+        unwatch.run();
         release.run();
       }
     }
@@ -295,18 +455,34 @@ class StatusStreams {
     return open.getOrDefault(TOTAL, 0);
   }
 
-  /** Sends the status if it changed; returns true once the stream is finished. */
+  /**
+   * Sends the status if it changed; returns true once the stream is finished.
+   *
+   * @param publishedAtMillis when a published change was published (a comment line of the event:
+   *     EventSource clients ignore it, a client measuring delays reads it), null for a read
+   */
   private boolean publish(
       SseEmitter emitter,
       AtomicReference<QuestionStatus> last,
       AtomicLong lastSent,
-      QuestionStatus status) {
+      QuestionStatus status,
+      Long publishedAtMillis) {
     if (Objects.equals(last.getAndSet(status), status)) {
       return false;
     }
     lastSent.set(nanoTime.getAsLong());
     try {
-      emitter.send(SseEmitter.event().name("status").data(status, MediaType.APPLICATION_JSON));
+      SseEmitter.SseEventBuilder event = SseEmitter.event();
+      if (publishedAtMillis != null) {
+        event.comment("published " + publishedAtMillis);
+      }
+      // a String is written as it is (the JSON is the one the status endpoint writes)
+      emitter.send(
+          event
+              .name("status")
+              .data(
+                  written.computeIfAbsent(status, json::writeValueAsString),
+                  MediaType.APPLICATION_JSON));
       boolean answered =
           status.stage() == Stage.ANSWERED
               && status.answer() != null
@@ -345,6 +521,10 @@ class StatusStreams {
   void shutdown() {
     if (poller != null) {
       poller.shutdownNow();
+    }
+    if (sendingPool != null) {
+      sendingPool.shutdownNow();
+      changePool.shutdownNow();
     }
   }
 }

@@ -4,6 +4,8 @@ import dev.questionflow.api.config.CsProperties;
 import dev.questionflow.workflows.ActivityStages;
 import dev.questionflow.workflows.callback.AnswerCallbackWorkflowImpl;
 import dev.questionflow.workflows.deadletter.DeadLetterTicketWorkflowImpl;
+import io.grpc.ClientInterceptor;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.activity.LocalActivityOptions;
 import io.temporal.client.WorkflowClientOptions;
@@ -58,6 +60,26 @@ class TemporalConfig {
   TemporalOptionsCustomizer<WorkflowServiceStubsOptions.Builder> temporalTls(
       TemporalTls tls, TemporalApiKey apiKey) {
     return options -> apiKey.apply(options, tls);
+  }
+
+  /**
+   * Counts the app's read requests to Temporal by method ({@link TemporalReadCounter}): what status
+   * reads and streams cost the server.
+   */
+  @Bean
+  TemporalOptionsCustomizer<WorkflowServiceStubsOptions.Builder> temporalReadCounting(
+      MeterRegistry meters) {
+    TemporalReadCounter counter = new TemporalReadCounter(meters);
+    return options -> {
+      List<ClientInterceptor> interceptors = new ArrayList<>();
+      java.util.Collection<ClientInterceptor> configured =
+          options.build().getGrpcClientInterceptors();
+      if (configured != null) {
+        interceptors.addAll(configured);
+      }
+      interceptors.add(counter);
+      return options.setGrpcClientInterceptors(interceptors);
+    };
   }
 
   /**

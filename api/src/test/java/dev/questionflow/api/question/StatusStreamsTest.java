@@ -38,18 +38,28 @@ class StatusStreamsTest {
     final Deque<Duration> delays = new ArrayDeque<>();
     final List<Duration> allDelays = new ArrayList<>();
 
+    final Deque<Future<?>> futures = new ArrayDeque<>();
+
     @Override
     public Future<?> schedule(Runnable task, Duration delay) {
       tasks.add(task);
       delays.add(delay);
       allDelays.add(delay);
-      return new CompletableFuture<>();
+      CompletableFuture<?> future = new CompletableFuture<>();
+      futures.add(future);
+      return future;
     }
 
     /** Runs what is due, one run at a time, until {@code span} has passed. */
     void runFor(Duration span) {
       long end = nanos.get() + span.toNanos();
+      while (!tasks.isEmpty() && futures.peek().isCancelled()) { // replaced by a later run
+        tasks.poll();
+        delays.poll();
+        futures.poll();
+      }
       while (!tasks.isEmpty() && nanos.get() + delays.peek().toNanos() <= end) {
+        futures.poll();
         nanos.addAndGet(delays.poll().toNanos());
         tasks.poll().run();
       }
@@ -182,5 +192,71 @@ class StatusStreamsTest {
 
     scheduler.runFor(Duration.ofSeconds(2));
     assertThat(reads.get()).isEqualTo(8);
+  }
+
+  /** A feed the test drives: covers the question while {@code covering}. */
+  private static final class TestFeed implements StatusStreams.Feed {
+    final AtomicReference<StatusStreams.Watcher> watcher = new AtomicReference<>();
+    volatile boolean covering = true;
+    final AtomicInteger unwatched = new AtomicInteger();
+
+    @Override
+    public Runnable watch(String workflowId, StatusStreams.Watcher w) {
+      watcher.set(w);
+      return unwatched::incrementAndGet;
+    }
+
+    @Override
+    public boolean covers(String workflowId) {
+      return covering;
+    }
+  }
+
+  @Test
+  void aCoveredQuestionsStreamReadsNothingTakesEachDeliveredChangeAndPollsOnceUncovered() {
+    ManualScheduler scheduler = new ManualScheduler();
+    AtomicInteger reads = new AtomicInteger();
+    TestFeed feed = new TestFeed();
+    StatusStreams streams =
+        new StatusStreams(
+            id -> {
+              reads.incrementAndGet();
+              return status(Stage.PROCESSING);
+            },
+            feed,
+            api(2000, 60, Duration.ofSeconds(20)),
+            scheduler,
+            scheduler.nanos::get);
+    streams.open(
+        Requester.backend("webchat", Tier.STANDARD), null, WORKFLOW, status(Stage.RECEIVED));
+
+    scheduler.runFor(Duration.ofSeconds(30));
+    assertThat(reads.get()).as("reads while the feed covers the question").isZero();
+
+    // the feed stops covering it (Redis down): the stream polls at once, then every 250 ms
+    feed.covering = false;
+    feed.watcher.get().uncovered();
+    scheduler.runFor(Duration.ofSeconds(1));
+    assertThat(reads.get()).isBetween(4, 5);
+
+    // covered again: the final answer comes through the feed and ends the stream
+    feed.covering = true;
+    feed.watcher
+        .get()
+        .deliver(
+            new QuestionStatus(
+                WORKFLOW,
+                Stage.ANSWERED,
+                null,
+                null,
+                "card_arrival",
+                new Answer(
+                    "Cards arrive within 3-5 days.", AnswerLevel.FAQ, null, null, null, null)),
+            System.currentTimeMillis());
+    assertThat(streams.open()).isZero();
+    assertThat(feed.unwatched.get()).isEqualTo(1);
+    int before = reads.get();
+    scheduler.runFor(Duration.ofSeconds(5));
+    assertThat(reads.get()).as("no read after the stream ended").isEqualTo(before);
   }
 }

@@ -13,6 +13,7 @@ import dev.questionflow.workflows.retrieval.RetrievalActivities;
 import dev.questionflow.workflows.retrieval.RetrievalRequest;
 import dev.questionflow.workflows.retrieval.RetrievalResult;
 import dev.questionflow.workflows.session.SessionKeys;
+import dev.questionflow.workflows.status.StatusBeacon;
 import io.temporal.workflow.CompletablePromise;
 import io.temporal.workflow.Workflow;
 import java.util.List;
@@ -71,6 +72,8 @@ public class QuestionWorkflowImpl implements QuestionWorkflow {
     String sessionKey = SessionKeys.of(question.caller(), question.userId(), question.sessionId());
     priority = question.priority();
     progress.begin(question);
+    // what the worker publishes at each visible change (workflow-local: no command)
+    StatusBeacon.follow(() -> status(null));
     // the analytics record's facts (workflow-local: no command, see QuestionRecords)
     QuestionRecords.current()
         .asked(question.caller(), question.tier() == null ? null : question.tier().name());

@@ -2,6 +2,7 @@ package dev.questionflow.workflows.question;
 
 import dev.questionflow.workflows.lane.Priorities;
 import dev.questionflow.workflows.outcome.QuestionRecords;
+import dev.questionflow.workflows.status.StatusBeacon;
 import dev.questionflow.workflows.ticket.TicketActivities;
 import dev.questionflow.workflows.ticket.TicketClosing;
 import io.temporal.activity.ActivityOptions;
@@ -35,6 +36,8 @@ public class TicketReplyWorkflowImpl implements TicketReplyWorkflow {
   public Answer awaitReply(TicketWait wait) {
     this.wait = wait;
     progress.set(Stage.TICKETED);
+    // what the worker publishes at each visible change (workflow-local: no command)
+    StatusBeacon.follow(() -> status(null));
     QuestionRecords.current().resume(wait.known()); // the question run's record, finished here
     outcome =
         Outcome.afterHandover(progress, wait.questionStartedAtMillis(), wait.handedOver())

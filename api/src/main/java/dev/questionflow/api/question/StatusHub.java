@@ -1,0 +1,401 @@
+package dev.questionflow.api.question;
+
+import dev.questionflow.activities.lane.LaneLedgerActivities;
+import dev.questionflow.activities.status.PublishedStatus;
+import dev.questionflow.activities.status.StatusStore;
+import dev.questionflow.api.config.CsProperties;
+import dev.questionflow.api.config.StatusStreamsProperties;
+import dev.questionflow.api.role.Role;
+import dev.questionflow.workflows.lane.LaneSnapshot;
+import dev.questionflow.workflows.question.QuestionStatus;
+import dev.questionflow.workflows.question.Stage;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.core.env.Environment;
+import org.springframework.stereotype.Component;
+
+/**
+ * This instance's side of the published statuses: the questions its event streams watch, each with
+ * the latest status published for it, and the streams told of each change. Its work scales with
+ * changes, not with streams: a change is unsealed once per instance and handed to every stream of
+ * that question; a lane's notice refreshes the positions of all waiting questions of that lane at
+ * once (one ledger call, at most once per {@code sse-poll-interval}). A notice lost in a reconnect
+ * is made up for by reading the watched questions' keys again when the subscription is back and
+ * when a question was silent for {@code cs.status-streams.silence}.
+ *
+ * <p>A question it has no published status for (expired, never published, Redis down) is not
+ * covered: its streams poll as before ({@link StatusStreams}), and are told when that changes.
+ * Everything but the registrations runs on one thread of its own, so a question's statuses are
+ * handled in order.
+ */
+@Component
+class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
+
+  private static final Logger log = LoggerFactory.getLogger(StatusHub.class);
+
+  private final StatusStore store;
+  private final Function<String, PublishedStatus> published;
+  private final List<String> laneQueues;
+  private final LaneLedgerActivities lanes;
+  private final boolean enabled;
+  private final Duration silence;
+  private final Duration receivedTrusted;
+  private final Duration laneRefresh;
+  private final Map<String, Watched> watched = new ConcurrentHashMap<>();
+
+  /** Lanes with a notice not yet acted on, and the earliest notice's time (epoch ms). */
+  private final Map<String, Long> lanesChanged = new ConcurrentHashMap<>();
+
+  /** When each lane was last refreshed (epoch ms). */
+  private final Map<String, Long> lastRefresh = new ConcurrentHashMap<>();
+
+  private final ScheduledExecutorService worker =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread thread = new Thread(r, "status-hub");
+            thread.setDaemon(true);
+            return thread;
+          });
+
+  /**
+   * Whether notices arrived at the last check; true at first, so that a subscription lost before
+   * the first check still sends the streams that took it for live to polling.
+   */
+  private volatile boolean wasLive = true;
+
+  @Autowired
+  StatusHub(
+      StatusStore store,
+      StatusReads reads,
+      LaneLedgerActivities lanes,
+      CsProperties properties,
+      StatusStreamsProperties streams,
+      MeterRegistry meters,
+      Environment environment) {
+    this(
+        store,
+        reads::published,
+        reads.laneQueues(),
+        lanes,
+        // a worker-only instance serves no stream: it needs no subscription
+        streams.enabled() && Role.of(environment).servesApi(),
+        streams.silence(),
+        properties.ladder().chainBudget(),
+        properties.api().ssePollInterval(),
+        meters);
+  }
+
+  /**
+   * @param published a question's published status to go by, or null (see {@link
+   *     StatusReads#published})
+   * @param laneQueues the lanes a question may wait for
+   * @param receivedTrusted how long the API's RECEIVED counts as the status (see {@link
+   *     StatusReads#published})
+   * @param laneRefresh notices of one lane within this are one refresh
+   */
+  StatusHub(
+      StatusStore store,
+      Function<String, PublishedStatus> published,
+      List<String> laneQueues,
+      LaneLedgerActivities lanes,
+      boolean enabled,
+      Duration silence,
+      Duration receivedTrusted,
+      Duration laneRefresh,
+      MeterRegistry meters) {
+    this.store = store;
+    this.published = published;
+    this.laneQueues = laneQueues;
+    this.lanes = lanes;
+    this.enabled = enabled;
+    this.silence = silence;
+    this.receivedTrusted = receivedTrusted;
+    this.laneRefresh = laneRefresh;
+    Gauge.builder("cs_status_streamed_questions", watched, Map::size)
+        .description("Questions this instance's event streams watch")
+        .register(meters);
+  }
+
+  @PostConstruct
+  void start() {
+    if (!enabled) {
+      return;
+    }
+    store.listen(this);
+    long every = Math.min(1000, silence.toMillis());
+    worker.scheduleWithFixedDelay(this::check, every, every, TimeUnit.MILLISECONDS);
+  }
+
+  @PreDestroy
+  void stop() {
+    worker.shutdownNow();
+  }
+
+  /** One watched question. Its fields are written on the hub's thread only. */
+  private static final class Watched {
+    final String workflowId;
+    final Set<StatusStreams.Watcher> watchers = ConcurrentHashMap.newKeySet();
+    volatile PublishedStatus latest;
+    QuestionStatus shown;
+    long shownPublishedAt;
+    long heardAtMillis = System.currentTimeMillis();
+
+    /** The lane it was last seen waiting for, null: none yet. */
+    String lane;
+
+    long deadline = -1;
+
+    Watched(String workflowId) {
+      this.workflowId = workflowId;
+    }
+  }
+
+  @Override
+  public Runnable watch(String workflowId, StatusStreams.Watcher watcher) {
+    if (!enabled) {
+      return () -> {};
+    }
+    boolean[] added = {false};
+    Watched entry =
+        watched.compute(
+            workflowId,
+            (id, current) -> {
+              Watched e = current == null ? new Watched(id) : current;
+              added[0] = current == null;
+              e.watchers.add(watcher);
+              return e;
+            });
+    worker.execute(
+        () -> {
+          if (added[0] || entry.shown == null) {
+            // a change published between the stream's first read and now is in the key
+            reread(entry);
+          } else {
+            watcher.deliver(entry.shown, entry.shownPublishedAt);
+          }
+        });
+    return () ->
+        watched.computeIfPresent(
+            workflowId,
+            (id, e) -> {
+              e.watchers.remove(watcher);
+              return e.watchers.isEmpty() ? null : e;
+            });
+  }
+
+  @Override
+  public boolean covers(String workflowId) {
+    if (!enabled || !store.live()) {
+      return false;
+    }
+    Watched entry = watched.get(workflowId);
+    return entry != null && trusted(entry.latest);
+  }
+
+  /** A published status to go by (the API's RECEIVED only while a worker is due to publish). */
+  private boolean trusted(PublishedStatus latest) {
+    return latest != null
+        && (latest.version() > 0
+            || System.currentTimeMillis() - latest.publishedAtMillis()
+                <= receivedTrusted.toMillis());
+  }
+
+  // ---- what the store hears (on its thread: hand over, never block)
+
+  @Override
+  public void status(String workflowId, long version, Supplier<PublishedStatus> opened) {
+    Watched entry = watched.get(workflowId);
+    if (entry == null) {
+      return; // not streamed here: not even unsealed
+    }
+    worker.execute(
+        () -> {
+          PublishedStatus latest = entry.latest;
+          if (latest != null && latest.version() >= version) {
+            return;
+          }
+          try {
+            accept(entry, opened.get());
+          } catch (RuntimeException e) {
+            log.warn("status of {} not readable: {}", workflowId, e.toString());
+          }
+        });
+  }
+
+  @Override
+  public void lane(String lane, long atMillis) {
+    if (lanesChanged.putIfAbsent(lane, atMillis) == null) {
+      // at once, unless the lane was refreshed within the interval: then when it ends (the notices
+      // meanwhile are one refresh), so a busy lane costs at most one refresh per interval
+      long last = lastRefresh.getOrDefault(lane, 0L);
+      long delay = Math.max(0, last + laneRefresh.toMillis() - System.currentTimeMillis());
+      worker.schedule(() -> refresh(lane), delay, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  @Override
+  public void subscribed() {
+    worker.execute(
+        () -> {
+          log.info("status streams: (re)subscribed, reading {} watched questions", watched.size());
+          watched.values().forEach(this::reread);
+        });
+  }
+
+  // ---- on the hub's thread
+
+  private void accept(Watched entry, PublishedStatus published) {
+    entry.latest = published;
+    entry.heardAtMillis = System.currentTimeMillis();
+    QuestionStatus status = published.status();
+    if (status.stage() == Stage.WAITING_IN_QUEUE) {
+      status = waiting(entry, status);
+    }
+    show(entry, status, published.publishedAtMillis());
+  }
+
+  /** A question published as waiting: its place in the line it waits in, found once. */
+  private QuestionStatus waiting(Watched entry, QuestionStatus published) {
+    try {
+      for (String lane : laneQueues) {
+        LaneSnapshot snapshot = lanes.snapshotIfWaiting(lane, entry.workflowId);
+        if (snapshot != null) {
+          entry.lane = lane;
+          entry.deadline = lanes.deadlineIn(lane, entry.workflowId);
+          return place(entry, published, snapshot);
+        }
+      }
+      return StatusReads.leftTheLine(published);
+    } catch (RuntimeException e) {
+      log.debug("lane ledger unavailable: {}", e.toString());
+      return published;
+    }
+  }
+
+  private static QuestionStatus place(
+      Watched entry, QuestionStatus published, LaneSnapshot snapshot) {
+    return QuestionStatus.waiting(
+            entry.workflowId, snapshot.position(), snapshot.etaSeconds(), published.intent())
+        .withDeadline(entry.deadline);
+  }
+
+  /**
+   * A lane's line changed: every watched question published as waiting for it gets its place, all
+   * of them from one ledger call; one no longer in it has had its call start.
+   */
+  private void refresh(String lane) {
+    lastRefresh.put(lane, System.currentTimeMillis());
+    Long noticed = lanesChanged.remove(lane);
+    long at = noticed == null ? System.currentTimeMillis() : noticed;
+    List<Watched> inLine = new ArrayList<>();
+    for (Watched entry : watched.values()) {
+      PublishedStatus latest = entry.latest;
+      if (latest != null
+          && latest.status().stage() == Stage.WAITING_IN_QUEUE
+          && (entry.lane == null || entry.lane.equals(lane))) {
+        inLine.add(entry);
+      }
+    }
+    if (inLine.isEmpty()) {
+      return;
+    }
+    Map<String, LaneSnapshot> places;
+    try {
+      places =
+          lanes.snapshotsIfWaiting(lane, inLine.stream().map(entry -> entry.workflowId).toList());
+    } catch (RuntimeException e) {
+      log.debug("lane {}: positions unavailable: {}", lane, e.toString());
+      return;
+    }
+    long now = System.currentTimeMillis();
+    for (Watched entry : inLine) {
+      LaneSnapshot snapshot = places.get(entry.workflowId);
+      QuestionStatus published = entry.latest.status();
+      if (snapshot != null) {
+        entry.lane = lane;
+        entry.heardAtMillis = now;
+        show(entry, place(entry, published, snapshot), at);
+      } else if (lane.equals(entry.lane)) {
+        entry.heardAtMillis = now;
+        show(entry, StatusReads.leftTheLine(published), at);
+      }
+    }
+  }
+
+  /** Tells the question's streams, when what they would show changed. */
+  private static void show(Watched entry, QuestionStatus status, long publishedAt) {
+    if (status.equals(entry.shown)) {
+      return;
+    }
+    entry.shown = status;
+    entry.shownPublishedAt = publishedAt;
+    for (StatusStreams.Watcher watcher : entry.watchers) {
+      watcher.deliver(status, publishedAt);
+    }
+  }
+
+  /** The question's key read again; its streams poll while it has none to go by. */
+  private void reread(Watched entry) {
+    entry.heardAtMillis = System.currentTimeMillis();
+    PublishedStatus latest;
+    try {
+      latest = published.apply(entry.workflowId);
+    } catch (RuntimeException e) {
+      latest = null;
+    }
+    PublishedStatus known = entry.latest;
+    if (latest != null && (known == null || latest.version() > known.version())) {
+      accept(entry, latest);
+    } else if (!trusted(entry.latest)) {
+      entry.watchers.forEach(StatusStreams.Watcher::uncovered);
+    }
+  }
+
+  /**
+   * Once a second: streams go back to polling when the subscription is lost, and every watched
+   * question's key is read when it is back; a question silent for longer than {@code silence} has
+   * its key read.
+   */
+  private void check() {
+    try {
+      boolean live = store.live();
+      if (live != wasLive) {
+        wasLive = live;
+        log.info(
+            "status streams: notices {}",
+            live ? "arrive again" : "do not arrive, streams poll until they do");
+        if (!live) {
+          watched.values().forEach(e -> e.watchers.forEach(StatusStreams.Watcher::uncovered));
+          return;
+        }
+      }
+      if (!live) {
+        return;
+      }
+      long now = System.currentTimeMillis();
+      for (Watched entry : watched.values()) {
+        if (now - entry.heardAtMillis >= silence.toMillis()) {
+          reread(entry);
+        }
+      }
+    } catch (RuntimeException e) {
+      log.warn("status streams: check failed: {}", e.toString());
+    }
+  }
+}
