@@ -232,7 +232,94 @@ class StreamBenchmarkIT {
       Double publicationToReceiptP99Ms,
       Double publicationToReceiptMaxMs,
       Double stageChangesP99Ms,
-      Double placesP99Ms) {}
+      Double placesP99Ms,
+      Double afterIntakeP99Ms,
+      Cpu cpu) {}
+
+  /**
+   * CPU seconds of each process during a round, the machine's busy share of its cores, and the api
+   * instance's CPU by thread group: where a round's time went on this machine.
+   */
+  record Cpu(
+      double api,
+      double worker,
+      double client,
+      double temporal,
+      double redis,
+      double model,
+      double machineBusyPercent,
+      int cores,
+      Map<String, Double> apiThreads) {}
+
+  /** The api instance's threads by group (kernel names, cut to 15 characters). */
+  private static final Map<String, java.util.function.Predicate<String>> API_THREADS =
+      apiThreadGroups();
+
+  private static Map<String, java.util.function.Predicate<String>> apiThreadGroups() {
+    Map<String, java.util.function.Predicate<String>> groups = new LinkedHashMap<>();
+    groups.put("sse senders", name -> name.startsWith("sse-status-send"));
+    groups.put("change senders", name -> name.startsWith("sse-change-send"));
+    groups.put("sse pollers", name -> name.startsWith("sse-status-poll"));
+    groups.put("status hub", name -> name.startsWith("status-hub"));
+    groups.put(
+        "status subscriber",
+        name -> name.startsWith("status-subscri") || name.startsWith("lettuce"));
+    groups.put("http (tomcat)", name -> name.startsWith("http-nio") || name.startsWith("tomcat"));
+    groups.put("jit", name -> name.contains("Compiler"));
+    groups.put("gc", name -> name.startsWith("GC ") || name.startsWith("G1 "));
+    return groups;
+  }
+
+  /** CPU milliseconds so far of everything a round measures, and the machine's busy/total ticks. */
+  private static Map<String, Double> cpuNow() {
+    Map<String, Double> now = new LinkedHashMap<>();
+    now.put("api", ProcessStats.cpuMillis(api.pid()));
+    now.put("worker", ProcessStats.cpuMillis(worker.pid()));
+    now.put("client", ProcessStats.cpuMillis(ProcessHandle.current().pid()));
+    now.put(
+        "temporal",
+        ProcessStats.find("temporal", "server").stream()
+            .mapToDouble(ProcessStats::cpuMillis)
+            .sum());
+    now.put(
+        "redis",
+        ProcessStats.find("redis-server").stream().mapToDouble(ProcessStats::cpuMillis).sum());
+    now.put("model", ProcessStats.cpuMillis(model.pid()));
+    API_THREADS.forEach(
+        (group, named) -> now.put("api:" + group, ProcessStats.threadCpuMillis(api.pid(), named)));
+    try {
+      String[] cpu = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+      double total = 0;
+      for (int i = 1; i < cpu.length; i++) {
+        total += Double.parseDouble(cpu[i]);
+      }
+      double idle = Double.parseDouble(cpu[4]) + Double.parseDouble(cpu[5]);
+      now.put("machine:total", total);
+      now.put("machine:busy", total - idle);
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException(e);
+    }
+    return now;
+  }
+
+  private static Cpu cpuBetween(Map<String, Double> before, Map<String, Double> after) {
+    java.util.function.Function<String, Double> seconds =
+        key -> round((after.get(key) - before.get(key)) / 1000);
+    Map<String, Double> threads = new LinkedHashMap<>();
+    API_THREADS.keySet().forEach(group -> threads.put(group, seconds.apply("api:" + group)));
+    double total = after.get("machine:total") - before.get("machine:total");
+    double busy = after.get("machine:busy") - before.get("machine:busy");
+    return new Cpu(
+        seconds.apply("api"),
+        seconds.apply("worker"),
+        seconds.apply("client"),
+        seconds.apply("temporal"),
+        seconds.apply("redis"),
+        seconds.apply("model"),
+        round(100 * busy / total),
+        Runtime.getRuntime().availableProcessors(),
+        threads);
+  }
 
   private static final Pattern READS =
       Pattern.compile("(?m)^cs_temporal_reads_total\\{[^}]*method=\"(\\w+)\"[^}]*} ([0-9.eE+]+)$");
@@ -278,6 +365,7 @@ class StreamBenchmarkIT {
     String tag = "s" + streamsPerQuestion + "-" + UUID.randomUUID().toString().substring(0, 6);
     Map<String, Long> readsBefore = temporalReads();
     Map<String, Long> redisBefore = redisCommands();
+    Map<String, Double> cpuBefore = cpuNow();
     long started = System.nanoTime();
     List<Stream> streams = Collections.synchronizedList(new ArrayList<>());
     ExecutorService askers = Executors.newFixedThreadPool(8);
@@ -311,6 +399,7 @@ class StreamBenchmarkIT {
     } finally {
       askers.shutdown();
     }
+    long intakeDone = System.currentTimeMillis();
     int failed = 0;
     long deadline = System.nanoTime() + Duration.ofSeconds(questions / RATE + 180).toNanos();
     for (Stream stream : streams) {
@@ -321,6 +410,7 @@ class StreamBenchmarkIT {
       }
     }
     double seconds = round((System.nanoTime() - started) / 1e9);
+    Cpu cpu = cpuBetween(cpuBefore, cpuNow());
     Map<String, Long> readsAfter = temporalReads();
     Map<String, Long> redisAfter = redisCommands();
     Map<String, Long> reads = new java.util.TreeMap<>();
@@ -331,6 +421,8 @@ class StreamBenchmarkIT {
     // a stage change or answer (a worker's publication) apart from a new place (a lane's notice)
     List<Double> stageLatencies = new ArrayList<>();
     List<Double> placeLatencies = new ArrayList<>();
+    // published after every question was asked and its streams requested: apart from the intake
+    List<Double> afterIntake = new ArrayList<>();
     int events = 0;
     int positions = 0;
     int answered = 0;
@@ -348,6 +440,9 @@ class StreamBenchmarkIT {
           double millis = r.receivedMillis() - r.publishedMillis();
           latencies.add(millis);
           (r.stage().equals("WAITING_IN_QUEUE") ? placeLatencies : stageLatencies).add(millis);
+          if (r.publishedMillis() > intakeDone) {
+            afterIntake.add(millis);
+          }
         }
       }
       if (!received.isEmpty() && received.get(received.size() - 1).stage().equals("ANSWERED")) {
@@ -373,7 +468,9 @@ class StreamBenchmarkIT {
         timed ? percentile(latencies, 0.99) : null,
         timed ? percentile(latencies, 1.0) : null,
         stageLatencies.isEmpty() ? null : percentile(stageLatencies, 0.99),
-        placeLatencies.isEmpty() ? null : percentile(placeLatencies, 0.99));
+        placeLatencies.isEmpty() ? null : percentile(placeLatencies, 0.99),
+        afterIntake.isEmpty() ? null : percentile(afterIntake, 0.99),
+        cpu);
   }
 
   @Test
@@ -484,8 +581,31 @@ class StreamBenchmarkIT {
       out.append(
           String.format(
               "publication->receipt p99 at %d streams/q: stage changes and answers %s ms, places"
-                  + " (lane notices) %s ms%n",
-              r.streamsPerQuestion(), r.stageChangesP99Ms(), r.placesP99Ms()));
+                  + " (lane notices) %s ms; published after the intake (all asked, streams"
+                  + " requested) %s ms%n",
+              r.streamsPerQuestion(),
+              r.stageChangesP99Ms(),
+              r.placesP99Ms(),
+              r.afterIntakeP99Ms()));
+    }
+    for (Round r : rounds) {
+      Cpu c = r.cpu();
+      out.append(
+          String.format(
+              "CPU s at %d streams/q: api %.1f, worker %.1f, benchmark client %.1f, Temporal %.1f,"
+                  + " Redis %.1f, model %.1f; machine busy %.0f %% of %d cores over %.1f s; api"
+                  + " threads %s%n",
+              r.streamsPerQuestion(),
+              c.api(),
+              c.worker(),
+              c.client(),
+              c.temporal(),
+              c.redis(),
+              c.model(),
+              c.machineBusyPercent(),
+              c.cores(),
+              r.seconds(),
+              c.apiThreads()));
     }
     for (Round r : rounds) {
       out.append(

@@ -9,7 +9,6 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -23,9 +22,11 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@code cs:status:{<workflowId>}} hash {@code v} (version), {@code at} (published, epoch
  *       ms), {@code s} (the status as JSON, sealed like tickets: it holds the answer's text),
- *       expiring {@code keyTtl} after its last change. The braces are a hash tag (one key per
- *       script, so one slot on a cluster). Written by one script that keeps a newer version only,
- *       so a delayed publication never replaces a later one;
+ *       {@code life} (the run ID of the Redis that stored it: another one serving it means a
+ *       restart or failover since, which may have lost a later change), expiring {@code keyTtl}
+ *       after its last change. The braces are a hash tag (one key per script, so one slot on a
+ *       cluster). Written by one script that keeps a newer version only, so a delayed publication
+ *       never replaces a later one;
  *   <li>channel {@code cs:status:changes}: {@code <workflowId> <version> <published> <sealed JSON>}
  *       for every kept change, published by the same script;
  *   <li>channel {@code cs:lane:changes}: {@code <lane> <epoch ms>} when a model lane's line
@@ -53,10 +54,22 @@ public final class RedisStatusStore implements StatusStore {
       """
       local current = tonumber(redis.call('HGET', KEYS[1], 'v') or '-1')
       if current >= tonumber(ARGV[1]) then return 0 end
-      redis.call('HSET', KEYS[1], 'v', ARGV[1], 'at', ARGV[2], 's', ARGV[3])
+      local life = string.match(redis.call('INFO', 'server'), 'run_id:(%w+)')
+      redis.call('HSET', KEYS[1], 'v', ARGV[1], 'at', ARGV[2], 's', ARGV[3], 'life', life)
       redis.call('PEXPIRE', KEYS[1], ARGV[4])
       if ARGV[5] ~= '' then redis.call('PUBLISH', ARGV[5], ARGV[6]) end
       return 1
+      """;
+
+  /**
+   * KEYS[1] the status key. Its version, publication time, sealed status, the run ID that stored
+   * it, and the run ID of the Redis serving it now (the node that holds the key, on a cluster).
+   */
+  static final String READ =
+      """
+      local stored = redis.call('HMGET', KEYS[1], 'v', 'at', 's', 'life')
+      local life = string.match(redis.call('INFO', 'server'), 'run_id:(%w+)')
+      return {stored[1], stored[2], stored[3], stored[4], life}
       """;
 
   private final Supplier<RedisClusterCommands<String, String>> redis;
@@ -66,6 +79,12 @@ public final class RedisStatusStore implements StatusStore {
   private final Duration retryInterval;
   private final Clock clock;
   private volatile StatefulRedisPubSubConnection<String, String> subscription;
+
+  /**
+   * The life's start as last asked, and when it was asked (epoch ms): asked at most once a second.
+   */
+  private volatile long[] life;
+
   private ScheduledExecutorService connecting;
 
   /**
@@ -144,15 +163,19 @@ public final class RedisStatusStore implements StatusStore {
 
   @Override
   public PublishedStatus latest(String workflowId) {
-    Map<String, String> stored = redis.get().hgetall(key(workflowId));
-    if (stored == null || stored.get("v") == null || stored.get(FIELD) == null) {
+    List<Object> stored =
+        redis.get().eval(READ, ScriptOutputType.MULTI, new String[] {key(workflowId)});
+    if (stored == null || stored.get(0) == null || stored.get(2) == null) {
       return null;
     }
+    Object life = stored.get(3);
     return new PublishedStatus(
         workflowId,
-        Long.parseLong(stored.get("v")),
-        Long.parseLong(stored.getOrDefault("at", "0")),
-        StatusJson.read(sealed.open(stored.get(FIELD), place(workflowId))));
+        Long.parseLong((String) stored.get(0)),
+        stored.get(1) == null ? 0 : Long.parseLong((String) stored.get(1)),
+        StatusJson.read(sealed.open((String) stored.get(2), place(workflowId))),
+        // a key of a build that recorded no life counts as one of an earlier life
+        life == null || !life.equals(stored.get(4)));
   }
 
   @Override

@@ -103,6 +103,23 @@ class RedisStatusStoreTest {
   }
 
   @Test
+  void aStatusKeptByAnotherRedisThanTheOneServingItIsOfAnEarlierLife() {
+    store.offer(status(3, Stage.PROCESSING, null));
+    assertThat(store.latest(workflowId).fromEarlierLife()).as("stored by this Redis").isFalse();
+
+    // what a Redis before a restart or failover left: another run ID, or none (an older build)
+    String key = RedisStatusStore.key(workflowId);
+    connection.sync().hset(key, "life", "a-run-id-of-another-life");
+    assertThat(store.latest(workflowId).fromEarlierLife()).isTrue();
+    connection.sync().hdel(key, "life");
+    assertThat(store.latest(workflowId).fromEarlierLife()).isTrue();
+    assertThat(store.latest(workflowId).status().stage()).isEqualTo(Stage.PROCESSING);
+
+    store.offer(status(4, Stage.ANSWERED, answer()));
+    assertThat(store.latest(workflowId).fromEarlierLife()).as("stored again").isFalse();
+  }
+
+  @Test
   void aQuestionWithoutAPublishedStatusHasNone() {
     assertThat(store.latest(workflowId)).isNull();
   }

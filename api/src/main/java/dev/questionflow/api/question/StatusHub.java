@@ -23,6 +23,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,6 +52,7 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
 
   private final StatusStore store;
   private final Function<String, PublishedStatus> published;
+  private final Predicate<PublishedStatus> contradicted;
   private final List<String> laneQueues;
   private final LaneLedgerActivities lanes;
   private final boolean enabled;
@@ -82,6 +84,7 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
   @Autowired
   StatusHub(
       StatusStore store,
+      PublishedStatuses published,
       StatusReads reads,
       LaneLedgerActivities lanes,
       CsProperties properties,
@@ -90,7 +93,8 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
       Environment environment) {
     this(
         store,
-        reads::published,
+        published::latest,
+        published::contradicted,
         reads.laneQueues(),
         lanes,
         // a worker-only instance serves no stream: it needs no subscription
@@ -103,15 +107,18 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
 
   /**
    * @param published a question's published status to go by, or null (see {@link
-   *     StatusReads#published})
+   *     PublishedStatuses#latest})
+   * @param contradicted whether the workflow contradicted a published status (see {@link
+   *     PublishedStatuses})
    * @param laneQueues the lanes a question may wait for
    * @param receivedTrusted how long the API's RECEIVED counts as the status (see {@link
-   *     StatusReads#published})
+   *     PublishedStatuses})
    * @param laneRefresh notices of one lane within this are one refresh
    */
   StatusHub(
       StatusStore store,
       Function<String, PublishedStatus> published,
+      Predicate<PublishedStatus> contradicted,
       List<String> laneQueues,
       LaneLedgerActivities lanes,
       boolean enabled,
@@ -121,6 +128,7 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
       MeterRegistry meters) {
     this.store = store;
     this.published = published;
+    this.contradicted = contradicted;
     this.laneQueues = laneQueues;
     this.lanes = lanes;
     this.enabled = enabled;
@@ -362,7 +370,15 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
     PublishedStatus known = entry.latest;
     if (latest != null && (known == null || latest.version() > known.version())) {
       accept(entry, latest);
-    } else if (!trusted(entry.latest)) {
+      return;
+    }
+    if (latest == null && known != null && contradicted.test(known)) {
+      // out of date after a Redis restart: what its streams show comes from Temporal until the
+      // workflow publishes again
+      entry.latest = null;
+      entry.shown = null;
+    }
+    if (!trusted(entry.latest)) {
       entry.watchers.forEach(StatusStreams.Watcher::uncovered);
     }
   }

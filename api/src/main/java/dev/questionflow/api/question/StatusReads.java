@@ -4,9 +4,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.questionflow.activities.lane.LaneLedgerActivities;
 import dev.questionflow.activities.status.PublishedStatus;
-import dev.questionflow.activities.status.StatusStore;
 import dev.questionflow.api.config.CsProperties;
-import dev.questionflow.api.config.StatusStreamsProperties;
 import dev.questionflow.workflows.SearchAttributes;
 import dev.questionflow.workflows.lane.LaneSnapshot;
 import dev.questionflow.workflows.question.Answer;
@@ -55,11 +53,11 @@ import org.springframework.stereotype.Component;
  *
  * <p>Only a handed-over question started before the memo existed falls back to the query.
  *
- * <p>All of these only for a question without a published status: a worker publishes each change of
- * a question ({@code StatusInterceptor}) to the {@link StatusStore}, and a read takes it from there
- * (a waiting question's place still from the ledger), so Temporal is read only when the store has
- * none (expired, Redis down, a worker of a build that does not publish) or has only the API's
- * RECEIVED of more than {@code cs.status-streams.silence} ago.
+ * <p>All of these only for a question without a published status to go by: a worker publishes each
+ * change of a question ({@code StatusInterceptor}), and a read takes it from there (a waiting
+ * question's place still from the ledger), so Temporal is read only when there is none ({@link
+ * PublishedStatuses}: expired, Redis down, a worker of a build that does not publish, or out of
+ * date after a Redis restart).
  *
  * <p>The ledger is a cache: Redis may lose a removal (a restart from its append-only file). So an
  * entry past its question's queue deadline, which cannot be waiting (no call starts after it), is
@@ -83,9 +81,7 @@ class StatusReads {
   }
 
   private final WorkflowClient client;
-  private final StatusStore published;
-  private final boolean publishing;
-  private final long receivedTrustedMillis;
+  private final PublishedStatuses published;
   private final LaneLedgerActivities lanes;
   private final List<String> laneQueues;
   private final Map<Source, Counter> reads = new EnumMap<>(Source.class);
@@ -109,14 +105,9 @@ class StatusReads {
       LaneLedgerActivities lanes,
       CsProperties properties,
       MeterRegistry meters,
-      StatusStore published,
-      StatusStreamsProperties streams) {
+      PublishedStatuses published) {
     this.client = client;
     this.published = published;
-    this.publishing = streams.enabled();
-    // a question's first workflow task publishes long before its chain budget ends, however many
-    // were asked at once; only a worker that does not publish leaves RECEIVED that long
-    this.receivedTrustedMillis = properties.ladder().chainBudget().toMillis();
     this.lanes = lanes;
     this.laneQueues =
         properties.lanes() == null
@@ -163,7 +154,7 @@ class StatusReads {
       Caffeine.newBuilder().maximumSize(10_000).expireAfterWrite(Duration.ofMinutes(10)).build();
 
   QuestionStatus read(String workflowId) {
-    PublishedStatus latest = published(workflowId);
+    PublishedStatus latest = published.latest(workflowId);
     if (latest != null) {
       return fromPublished(latest);
     }
@@ -174,30 +165,6 @@ class StatusReads {
       return waiting;
     }
     return fromTemporal(workflowId, describe(workflowId));
-  }
-
-  /**
-   * The question's published status, or null when there is none to go by: none kept, the store
-   * unreachable, or only the API's RECEIVED from longer ago than a worker takes to publish (a
-   * worker that does not publish, e.g. of an older build during a rollout, leaves only that).
-   */
-  PublishedStatus published(String workflowId) {
-    if (!publishing) {
-      return null;
-    }
-    PublishedStatus latest;
-    try {
-      latest = published.latest(workflowId);
-    } catch (RuntimeException e) {
-      log.debug("published status of {} unavailable: {}", workflowId, e.toString());
-      return null;
-    }
-    if (latest != null
-        && latest.version() == 0
-        && System.currentTimeMillis() - latest.publishedAtMillis() > receivedTrustedMillis) {
-      return null;
-    }
-    return latest;
   }
 
   /**

@@ -510,7 +510,7 @@ class StatusStreams {
    * TICKETED is not final: a person's reply may still come and end the stream; nor is a quick
    * answer while its upgrade is expected.
    */
-  private static boolean isFinal(QuestionStatus status) {
+  static boolean isFinal(QuestionStatus status) {
     return status.stage() == Stage.ANSWERED
         && status.answer() != null
         && status.answer().level() != AnswerLevel.TICKET

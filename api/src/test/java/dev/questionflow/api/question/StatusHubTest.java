@@ -18,6 +18,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -37,6 +38,10 @@ class StatusHubTest {
   /** Keys and a listener, as Redis would hold and call them. */
   private static final class TestStore implements StatusStore {
     final Map<String, PublishedStatus> keys = new ConcurrentHashMap<>();
+
+    /** Statuses the workflow contradicted (out of date after a Redis restart). */
+    final Set<PublishedStatus> contradicted = ConcurrentHashMap.newKeySet();
+
     volatile Listener listener;
     volatile boolean live = true;
 
@@ -128,8 +133,10 @@ class StatusHubTest {
             store,
             id -> {
               keyReads.incrementAndGet();
-              return store.latest(id);
+              PublishedStatus latest = store.latest(id);
+              return store.contradicted.contains(latest) ? null : latest;
             },
+            store.contradicted::contains,
             List.of(LANE),
             new LaneLedgerActivities(counted, Map.of(LANE, 5.0), Clock.systemUTC()),
             true,
@@ -209,6 +216,27 @@ class StatusHubTest {
     // a notice lost without a reconnect: the silence check reads the key
     store.keys.put("q-1", published("q-1", 3, Stage.ANSWERED));
     await().atMost(DEADLINE).until(() -> stream.last().stage() == Stage.ANSWERED);
+  }
+
+  @Test
+  void aStatusTheWorkflowContradictsAfterARedisRestartSendsItsStreamsToPolling() {
+    hub(Duration.ofMinutes(1));
+    PublishedStatus processing = published("q-1", 1, Stage.PROCESSING);
+    store.keys.put("q-1", processing);
+    Received stream = new Received();
+    hub.watch("q-1", stream);
+    await().atMost(DEADLINE).until(() -> hub.covers("q-1"));
+
+    // Redis came back without the answer's publication, and the workflow has finished
+    store.contradicted.add(processing);
+    store.listener.subscribed();
+    await().atMost(DEADLINE).until(() -> stream.uncovered.get() > 0);
+    assertThat(hub.covers("q-1")).isFalse();
+
+    // the next publication covers it again
+    store.publish(published("q-1", 2, Stage.TICKETED), new AtomicInteger());
+    await().atMost(DEADLINE).until(() -> hub.covers("q-1"));
+    assertThat(stream.last().stage()).isEqualTo(Stage.TICKETED);
   }
 
   @Test

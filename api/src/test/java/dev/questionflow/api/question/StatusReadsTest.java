@@ -43,6 +43,10 @@ class StatusReadsTest {
       new InMemoryStatusStore(100, Duration.ofHours(1), Clock.systemUTC());
   private final InMemoryLaneLedger ledger = new InMemoryLaneLedger(Clock.systemUTC());
   private volatile boolean redisDown;
+
+  /** The store restarted: what it kept is of an earlier life. */
+  private volatile boolean restarted;
+
   private StatusReads reads;
   private CsProperties properties;
 
@@ -66,7 +70,16 @@ class StatusReadsTest {
                   if (redisDown) {
                     throw new IllegalStateException("Redis is down");
                   }
-                  return method.invoke(memory, args);
+                  Object result = method.invoke(memory, args);
+                  if (restarted && result instanceof PublishedStatus kept) {
+                    return new PublishedStatus(
+                        kept.workflowId(),
+                        kept.version(),
+                        kept.publishedAtMillis(),
+                        kept.status(),
+                        true);
+                  }
+                  return result;
                 });
     reads =
         new StatusReads(
@@ -74,8 +87,12 @@ class StatusReadsTest {
             new LaneLedgerActivities(ledger, Map.of(lane(), 5.0), Clock.systemUTC()),
             properties,
             new SimpleMeterRegistry(),
-            store,
-            streams);
+            new PublishedStatuses(
+                store,
+                streams.enabled(),
+                properties.ladder().chainBudget(),
+                id -> temporal.getWorkflowClient().newUntypedWorkflowStub(id).describe(),
+                new SimpleMeterRegistry()));
   }
 
   @AfterEach
@@ -143,5 +160,25 @@ class StatusReadsTest {
 
     ledger.started(lane(), ID);
     assertThat(reads.read(ID).stage()).isEqualTo(Stage.PROCESSING);
+  }
+
+  @Test
+  void anUnfinishedStatusFromBeforeARedisRestartIsCheckedAgainstTheWorkflow() {
+    memory.offer(published(7, System.currentTimeMillis(), Stage.PROCESSING, null));
+    assertThat(reads.read(ID).stage()).as("taken before any restart").isEqualTo(Stage.PROCESSING);
+
+    restarted = true; // Redis restarted after that publication
+    assertThatThrownBy(() -> reads.read(ID))
+        .as("checked against Temporal, which has no such question")
+        .isInstanceOf(NotFoundException.class);
+  }
+
+  @Test
+  void aFinalStatusFromBeforeARedisRestartIsTakenAsItIs() {
+    Answer answer =
+        new Answer("Cards arrive in 3-5 days.", AnswerLevel.FAQ, null, null, null, null);
+    memory.offer(published(9, System.currentTimeMillis(), Stage.ANSWERED, answer));
+    restarted = true;
+    assertThat(reads.read(ID).answer()).as("no change follows a final status").isEqualTo(answer);
   }
 }
