@@ -12,7 +12,8 @@ import java.util.Set;
  * What was added to a pack while the service runs (phrasings and entries that staff learned from
  * tickets), laid over the indexes built from the pack instead of rebuilding them: {@link
  * KeywordFaqIndex#apply} and {@link SemanticFaqIndex#apply} keep it in a small in-memory index
- * beside the stored one, so learned text, which is customer text, is never written to disk.
+ * beside the stored one ({@link OverlayIndex}), so learned text, which is customer text, is never
+ * written to disk.
  *
  * @param entries new entries, in the order they were added (ids unique, not in the pack)
  * @param phrasings new phrasings of existing or new entries

@@ -2,8 +2,10 @@ package dev.questionflow.faq;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.CharArraySet;
 import org.apache.lucene.analysis.TokenStream;
@@ -58,12 +60,23 @@ final class KeywordAnalysis {
     return settings.chatStopwords() ? new EnglishAnalyzer(EN_STOPWORDS) : new EnglishAnalyzer();
   }
 
+  /** The analyzed terms of an entry's question, phrasings and keywords (its vocabulary). */
+  static Set<String> entryTerms(Analyzer analyzer, FaqEntry e) {
+    Set<String> terms = new HashSet<>();
+    terms.addAll(terms(analyzer, e.question(), Integer.MAX_VALUE).keySet());
+    for (String p : e.phrasings()) {
+      terms.addAll(terms(analyzer, p, Integer.MAX_VALUE).keySet());
+    }
+    terms.addAll(terms(analyzer, String.join(" ", e.keywords()), Integer.MAX_VALUE).keySet());
+    return terms;
+  }
+
   /**
    * The analyzed terms of {@code text} with their counts, at most {@code maxTerms} distinct ones.
    */
   static Map<String, Integer> terms(Analyzer analyzer, String text, int maxTerms) {
     Map<String, Integer> terms = new LinkedHashMap<>();
-    try (TokenStream ts = analyzer.tokenStream(KeywordFaqIndex.F_TEXT, text)) {
+    try (TokenStream ts = analyzer.tokenStream(KeywordIndexWriter.F_TEXT, text)) {
       CharTermAttribute term = ts.addAttribute(CharTermAttribute.class);
       ts.reset();
       while (ts.incrementToken()) {

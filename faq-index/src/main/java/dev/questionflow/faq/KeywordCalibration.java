@@ -112,11 +112,11 @@ final class KeywordCalibration {
   }
 
   private static KeywordRow row(KeywordFaqIndex index, int fold, String text, String gold) {
-    List<KeywordFaqIndex.Candidate> top = index.rank(text, 2);
+    List<KeywordRanker.Candidate> top = index.rank(text, 2);
     if (top.isEmpty()) {
       return new KeywordRow(fold, gold != null, false, -1, 0, 0, 0); // no candidate: abstains
     }
-    KeywordFaqIndex.Candidate first = top.get(0);
+    KeywordRanker.Candidate first = top.get(0);
     double margin =
         top.size() < 2 || first.score() <= 0
             ? 1

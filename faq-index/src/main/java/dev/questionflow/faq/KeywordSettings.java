@@ -1,6 +1,7 @@
 package dev.questionflow.faq;
 
 import java.util.Properties;
+import org.apache.lucene.search.similarities.BM25Similarity;
 
 /**
  * The keyword matcher's BM25 and abstention settings (package-private: the calibration test and the
@@ -68,6 +69,11 @@ record KeywordSettings(
   /** The package defaults for the pack's language, before the pack's own calibration. */
   static KeywordSettings languageDefault(FaqPack pack) {
     return "zh".equals(pack.language()) ? DEFAULT_ZH : DEFAULT;
+  }
+
+  /** BM25 with these {@code k1} and {@code b}: for writing the index and for searching it. */
+  BM25Similarity similarity() {
+    return new BM25Similarity(k1, b);
   }
 
   KeywordSettings withHitsPerFaq(int hits) {

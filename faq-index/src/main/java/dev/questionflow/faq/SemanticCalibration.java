@@ -12,7 +12,7 @@ import java.util.Locale;
  * nearest-phrasing similarity and, for a pack with out-of-scope examples, the gap between the
  * nearest phrasing and the nearest example) that abstain on the most out-of-scope questions while
  * answering at least {@code minAnswered} of the in-scope ones. Each question is searched once per
- * fold (for the largest k) and every fusion is computed from its {@link SemanticFaqIndex.Signals}.
+ * fold (for the largest k) and every fusion is computed from its {@link SemanticRanker.Signals}.
  */
 final class SemanticCalibration {
 
@@ -20,7 +20,7 @@ final class SemanticCalibration {
   record Result(String modelId, SemanticSettings settings, Calibrator.Figures figures) {}
 
   /** One question's signals against its fold's index ({@code gold} -1: out of scope). */
-  private record SignalsRow(int fold, int gold, SemanticFaqIndex.Signals signals) {}
+  private record SignalsRow(int fold, int gold, SemanticRanker.Signals signals) {}
 
   /** One question's answer at the chosen fusion. */
   private record Answer(
@@ -221,7 +221,7 @@ final class SemanticCalibration {
         index.signals(embedder.embed(text), index.keyword().search(text, 10), base.knnK()));
   }
 
-  private static double[] scores(SemanticFaqIndex.Signals s, double[] vote, SemanticSettings w) {
+  private static double[] scores(SemanticRanker.Signals s, double[] vote, SemanticSettings w) {
     return Fusion.scores(s.classifier(), vote, s.keyword(), w);
   }
 

@@ -4,31 +4,12 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import org.apache.lucene.document.Document;
 import org.apache.lucene.document.KnnFloatVectorField;
 import org.apache.lucene.index.DirectoryReader;
-import org.apache.lucene.index.IndexReader;
-import org.apache.lucene.index.IndexWriter;
-import org.apache.lucene.index.IndexWriterConfig;
-import org.apache.lucene.index.MultiReader;
-import org.apache.lucene.index.StoredFields;
-import org.apache.lucene.index.Term;
-import org.apache.lucene.search.IndexSearcher;
-import org.apache.lucene.search.KnnFloatVectorQuery;
-import org.apache.lucene.search.TermQuery;
-import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.store.ByteBuffersDirectory;
 import org.apache.lucene.store.Directory;
-import org.apache.lucene.util.Version;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * L3 semantic matcher: an in-process sentence-embedding model ({@link FaqEmbeddingModel}), a Lucene
@@ -58,24 +39,12 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #open} keeps the vectors, HNSW graph and classifier under {@code indexDir/semantic}
  * (see {@link StoredIndexes}). Instances are thread-safe; {@link #close()} releases the index and
  * model.
+ *
+ * <p>Split along its jobs: {@link SemanticIndexWriter} (the stored index: documents, fingerprint),
+ * {@link SemanticView} (what a search reads, with the learned overlay) and {@link SemanticRanker}
+ * (the ranking); this class opens them, swaps views and decides when to abstain.
  */
 public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
-
-  private static final Logger log = LoggerFactory.getLogger(SemanticFaqIndex.class);
-
-  static final String F_ID = "faq_id";
-  static final String F_VECTOR = "vector";
-  static final String F_KIND = "kind";
-  static final String F_CLASSIFIER = "classifier";
-  static final String F_CLASSES = "classes";
-  static final String KIND_CLASSIFIER = "classifier";
-  static final String FINGERPRINT_KEY = "questionflow.faq.semantic.fingerprint";
-
-  /** Bump when the document layout, classifier training or embedding input changes. */
-  static final String INDEX_FORMAT = "faq-semantic/2";
-
-  /** Input beyond this many characters is ignored (the encoders see at most 512 tokens anyway). */
-  static final int MAX_QUERY_CHARS = 1000;
 
   private final FaqPack pack;
   private final SemanticSettings settings;
@@ -85,39 +54,13 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
   private final boolean ownsKeyword;
   private final Directory directory;
   private final DirectoryReader reader;
-  private final SoftmaxClassifier classifier;
   private final boolean rebuilt;
+  private final SemanticRanker ranker;
 
   /** The pack's index with no overlay; {@link #view} is what searches read now. */
-  private final View base;
+  private final SemanticView base;
 
-  private volatile View view;
-
-  /**
-   * Embeddings of the overlay's texts, kept so that applying the next overlay embeds only what is
-   * new (replaced by each {@link #apply}: holds only texts of the overlay applied now).
-   */
-  private Map<String, float[]> overlayVectors = Map.of();
-
-  /**
-   * What one search reads, swapped whole by {@link #apply}.
-   *
-   * @param classIds the classifier's classes (the pack's entries), then the overlay's new entries
-   *     (which the classifier, trained on the pack, gives no probability: they are found by the kNN
-   *     vote and BM25)
-   * @param docClass the class of each document, {@link Fusion#OUT_OF_SCOPE} for the out-of-scope
-   *     examples and the classifier's document
-   * @param revision moved by every applied overlay (the match cache's key)
-   */
-  private record View(
-      IndexSearcher searcher,
-      String[] classIds,
-      Map<String, Integer> classIndex,
-      int[] docClass,
-      Map<String, FaqEntry> entries,
-      FaqOverlay overlay,
-      DirectoryReader overlayReader,
-      long revision) {}
+  private volatile SemanticView view;
 
   private SemanticFaqIndex(
       FaqPack pack,
@@ -137,48 +80,10 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
     this.ownsKeyword = ownsKeyword;
     this.directory = directory;
     this.rebuilt = rebuilt;
+    this.ranker = new SemanticRanker(embedder, keyword, settings);
     this.reader = DirectoryReader.open(directory);
-    IndexSearcher searcher = new IndexSearcher(reader);
-    TopDocs clf = searcher.search(new TermQuery(new Term(F_KIND, KIND_CLASSIFIER)), 1);
-    if (clf.scoreDocs.length == 0) {
-      throw new IOException("semantic index has no classifier document");
-    }
-    StoredFields stored = searcher.storedFields();
-    Document clfDoc = stored.document(clf.scoreDocs[0].doc);
-    this.classifier = SoftmaxClassifier.fromBytes(clfDoc.getBinaryValue(F_CLASSIFIER).bytes);
-    String[] classIds = clfDoc.get(F_CLASSES).split("\n", -1);
-    Map<String, Integer> idx = new LinkedHashMap<>();
-    for (int i = 0; i < classIds.length; i++) {
-      idx.put(classIds[i], i);
-    }
-    int[] docClass = docClasses(reader, idx);
-    Map<String, FaqEntry> byId = new LinkedHashMap<>();
-    pack.entries().forEach(e -> byId.put(e.id(), e));
-    this.base =
-        new View(
-            searcher,
-            classIds,
-            Map.copyOf(idx),
-            docClass,
-            Map.copyOf(byId),
-            FaqOverlay.EMPTY,
-            null,
-            0);
+    this.base = SemanticView.ofPack(reader, pack);
     this.view = base;
-  }
-
-  private static int[] docClasses(IndexReader r, Map<String, Integer> classIndex)
-      throws IOException {
-    int[] docClass = new int[r.maxDoc()];
-    Arrays.fill(docClass, Fusion.OUT_OF_SCOPE);
-    StoredFields stored = r.storedFields();
-    for (int d = 0; d < r.maxDoc(); d++) {
-      String id = stored.document(d, Set.of(F_ID)).get(F_ID);
-      if (id != null) {
-        docClass[d] = classIndex.getOrDefault(id, Fusion.OUT_OF_SCOPE);
-      }
-    }
-    return docClass;
   }
 
   /**
@@ -217,7 +122,11 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
     KeywordFaqIndex keyword = KeywordFaqIndex.build(pack, keywordSettings);
     try {
       SemanticIndexWriter.write(
-          pack, embedder, settings, dir, fingerprint(pack, embedder.modelId(), settings));
+          pack,
+          embedder,
+          settings,
+          dir,
+          SemanticIndexWriter.fingerprint(pack, embedder.modelId(), settings));
       return new SemanticFaqIndex(pack, settings, embedder, ownsEmbedder, keyword, true, dir, true);
     } catch (IOException e) {
       StoredIndexes.closeQuietly(keyword, dir);
@@ -297,8 +206,8 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
     try {
       return StoredIndexes.openOrBuild(
           indexDir.resolve("semantic"),
-          FINGERPRINT_KEY,
-          fingerprint(pack, embedder.modelId(), settings),
+          SemanticIndexWriter.FINGERPRINT_KEY,
+          SemanticIndexWriter.fingerprint(pack, embedder.modelId(), settings),
           "semantic FAQ index for pack " + pack.id() + " with " + embedder.modelId(),
           (dir, fingerprint) ->
               SemanticIndexWriter.write(pack, embedder, settings, dir, fingerprint),
@@ -323,8 +232,8 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
   @Override
   public List<FaqMatch> search(String text, int topK) {
     List<FaqMatch> out = new ArrayList<>();
-    View v = view;
-    for (Fusion.Candidate c : rank(v, text, topK).candidates()) {
+    SemanticView v = view;
+    for (Fusion.Candidate c : ranker.rank(v, text, topK).candidates()) {
       out.add(new FaqMatch(c.faqId(), c.score(), v.entries().get(c.faqId())));
     }
     return out;
@@ -338,8 +247,8 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
    */
   @Override
   public Optional<FaqMatch> best(String text) {
-    View v = view;
-    Fusion.Ranking r = rank(v, text, 1);
+    SemanticView v = view;
+    Fusion.Ranking r = ranker.rank(v, text, 1);
     if (r.candidates().isEmpty()) {
       return Optional.empty();
     }
@@ -375,100 +284,16 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
       return;
     }
     if (next.isEmpty()) {
-      view = withRevision(base, view.revision() + 1);
-      overlayVectors = Map.of();
-      clearMatchCache();
+      view = base.withRevision(view.revision() + 1);
+      ranker.clearCache();
       return;
     }
-    List<String> texts = new ArrayList<>();
-    List<String> ids = new ArrayList<>();
-    for (FaqEntry e : next.entries()) {
-      for (String t : SemanticIndexWriter.texts(e)) {
-        texts.add(t);
-        ids.add(e.id());
-      }
-    }
-    for (FaqOverlay.Phrasing p : next.phrasings()) {
-      if (!p.text().isBlank()) {
-        texts.add(p.text().strip());
-        ids.add(p.faqId());
-      }
-    }
-    Map<String, float[]> vectors = new HashMap<>();
-    List<String> missing = new ArrayList<>();
-    for (String t : texts) {
-      float[] known = overlayVectors.get(t);
-      if (known != null) {
-        vectors.put(t, known);
-      } else if (!vectors.containsKey(t) && !missing.contains(t)) {
-        missing.add(t);
-      }
-    }
-    if (!missing.isEmpty()) {
-      List<float[]> embedded = embedder.embedAll(missing);
-      for (int i = 0; i < missing.size(); i++) {
-        vectors.put(missing.get(i), embedded.get(i));
-      }
-    }
-    String[] classIds =
-        Arrays.copyOf(base.classIds(), base.classIds().length + next.entries().size());
-    Map<String, Integer> classIndex = new LinkedHashMap<>(base.classIndex());
-    for (int i = 0; i < next.entries().size(); i++) {
-      String id = next.entries().get(i).id();
-      classIds[base.classIds().length + i] = id;
-      classIndex.put(id, base.classIds().length + i);
-    }
     try {
-      Directory dir = new ByteBuffersDirectory();
-      try (IndexWriter w = new IndexWriter(dir, new IndexWriterConfig())) {
-        for (int i = 0; i < texts.size(); i++) {
-          w.addDocument(SemanticIndexWriter.vectorDoc(ids.get(i), vectors.get(texts.get(i))));
-        }
-        w.commit();
-      }
-      DirectoryReader overlayReader = DirectoryReader.open(dir);
-      int[] added = docClasses(overlayReader, classIndex);
-      int[] docClass = Arrays.copyOf(base.docClass(), base.docClass().length + added.length);
-      System.arraycopy(added, 0, docClass, base.docClass().length, added.length);
-      Map<String, FaqEntry> entries = new LinkedHashMap<>();
-      live.entries().forEach(e -> entries.put(e.id(), e));
-      // the stored index stays open for the next overlay: the MultiReader must not close it; the
-      // previous overlay's reader is left to the garbage collector (in memory, no file handles), as
-      // a search may still be running on it
-      MultiReader both = new MultiReader(new IndexReader[] {reader, overlayReader}, false);
-      view =
-          new View(
-              new IndexSearcher(both),
-              classIds,
-              Map.copyOf(classIndex),
-              docClass,
-              Map.copyOf(entries),
-              next,
-              overlayReader,
-              view.revision() + 1);
-      overlayVectors = Map.copyOf(vectors);
-      clearMatchCache();
-      log.debug(
-          "semantic FAQ index of pack {}: overlay of {} entries and {} phrasings applied ({} embedded)",
-          pack.id(),
-          next.entries().size(),
-          next.phrasings().size(),
-          missing.size());
+      view = base.withOverlay(view, next, live, embedder);
+      ranker.clearCache();
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot index the FAQ overlay of pack " + pack.id(), e);
     }
-  }
-
-  private static View withRevision(View v, long revision) {
-    return new View(
-        v.searcher(),
-        v.classIds(),
-        v.classIndex(),
-        v.docClass(),
-        v.entries(),
-        v.overlay(),
-        v.overlayReader(),
-        revision);
   }
 
   /** The overlay applied now ({@link FaqOverlay#EMPTY} when none). */
@@ -497,107 +322,21 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
   @Override
   public void close() {
     StoredIndexes.closeQuietly(
-        view.overlayReader(), reader, directory, ownsKeyword ? keyword : null);
+        view.overlayIndex(), reader, directory, ownsKeyword ? keyword : null);
     if (ownsEmbedder) {
       StoredIndexes.closeQuietly(embedder);
     }
   }
 
-  // ---------------------------------------------------------------------------------------------------------
-
-  Fusion.Ranking rank(String text, int topK) {
-    return rank(view, text, topK);
-  }
-
-  private Fusion.Ranking rank(View v, String text, int topK) {
-    if (text == null || topK <= 0 || text.isBlank()) {
-      return Fusion.Ranking.EMPTY;
-    }
-    String t = QuestionText.canonical(text, embedder.lowerCases());
-    if (t.length() > MAX_QUERY_CHARS) {
-      t = t.substring(0, MAX_QUERY_CHARS);
-    }
-    MatchCache cache = matchCache;
-    if (cache == null || topK > MatchCache.DEPTH) {
-      return rankUncached(v, t, topK);
-    }
-    String question = t;
-    Fusion.Ranking r =
-        cache.get(v.revision(), question, () -> rankUncached(v, question, MatchCache.DEPTH));
-    // the fusion sorts every entry before it cuts the list, so a shorter ranking is a prefix
-    return r.candidates().size() <= topK
-        ? r
-        : new Fusion.Ranking(
-            r.candidates().subList(0, topK),
-            r.maxSimilarity(),
-            r.keywordTop(),
-            r.outOfScopeSimilarity());
-  }
-
-  private Fusion.Ranking rankUncached(View v, String question, int topK) {
-    float[] q = embedder.embed(question);
-    return rank(v, q, keyword.search(question, 10), topK, settings);
-  }
-
-  /** Fusion of classifier, kNN vote and BM25 for an already embedded question. */
-  Fusion.Ranking rank(float[] q, List<FaqMatch> keywordHits, int topK, SemanticSettings s) {
-    return rank(view, q, keywordHits, topK, s);
-  }
-
-  private Fusion.Ranking rank(
-      View v, float[] q, List<FaqMatch> keywordHits, int topK, SemanticSettings s) {
-    Signals signals = signals(v, q, keywordHits, s.knnK(), s.wClassifier() > 0);
-    int n = v.classIds().length;
-    double[] pKnn = Fusion.knnVote(signals.nearest(), s.knnK(), n, s.knnTemp());
-    return new Fusion.Ranking(
-        Fusion.fuse(v.classIds(), signals.classifier(), pKnn, signals.keyword(), s, topK),
-        signals.nearest().maxSimilarity(),
-        signals.keywordTop(),
-        signals.nearest().outOfScope());
-  }
-
-  /**
-   * What the fusion is computed from: the classifier's probability per entry, the {@code k} nearest
-   * phrasings, and the BM25 shares per entry (entries in the order of {@link #entryIds()}). {@link
-   * Calibrator} keeps them to try many fusions of one search.
-   */
-  record Signals(
-      double[] classifier, Fusion.Nearest nearest, double[] keyword, double keywordTop) {}
-
-  Signals signals(float[] q, List<FaqMatch> keywordHits, int k) {
-    return signals(view, q, keywordHits, k, true);
-  }
-
-  /**
-   * @param withClassifier false: the classifier's probabilities are left at 0 (its weight is 0)
-   */
-  private Signals signals(
-      View v, float[] q, List<FaqMatch> keywordHits, int k, boolean withClassifier) {
-    int n = v.classIds().length;
-    Fusion.Nearest nearest;
-    try {
-      nearest =
-          Fusion.Nearest.of(
-              v.searcher().search(new KnnFloatVectorQuery(F_VECTOR, q, k), k).scoreDocs,
-              v.docClass());
-    } catch (IOException e) {
-      throw new UncheckedIOException("Semantic FAQ search failed", e);
-    }
-    // the classifier knows the pack's entries only: a new entry's probability is 0
-    return new Signals(
-        withClassifier ? Arrays.copyOf(classifier.predict(q), n) : new double[n],
-        nearest,
-        Fusion.keywordShares(keywordHits, v.classIndex(), n),
-        keywordHits.stream().mapToDouble(FaqMatch::score).max().orElse(0));
+  /** The signals of an already embedded question on the view applied now (for calibration). */
+  SemanticRanker.Signals signals(float[] q, List<FaqMatch> keywordHits, int k) {
+    return SemanticRanker.signals(view, q, keywordHits, k, true);
   }
 
   /** The entries' ids in the order of the signals' arrays. */
   String[] entryIds() {
     return view.classIds().clone();
   }
-
-  /** Recent questions' rankings, or null: every question is matched. */
-  private volatile MatchCache matchCache;
 
   /**
    * Keeps the rankings of up to {@code questions} recent questions ({@link MatchCache}), so a
@@ -606,41 +345,12 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
    * (benchmarks measure the match); the app turns it on. 0 or less turns it off.
    */
   public SemanticFaqIndex withMatchCache(int questions) {
-    matchCache = questions <= 0 ? null : new MatchCache(questions);
+    ranker.cacheRankings(questions);
     return this;
   }
 
   /** The match cache's figures, empty when it is off. */
   public Optional<MatchCache.Stats> matchCacheStats() {
-    MatchCache cache = matchCache;
-    return cache == null ? Optional.empty() : Optional.of(cache.stats());
-  }
-
-  private void clearMatchCache() {
-    MatchCache cache = matchCache;
-    if (cache != null) {
-      cache.clear();
-    }
-  }
-
-  /**
-   * SHA-256 over format, Lucene version, model id, classifier training parameters and the pack
-   * content.
-   */
-  static String fingerprint(FaqPack pack, String modelId, SemanticSettings settings) {
-    StoredIndexes.Fingerprint h = new StoredIndexes.Fingerprint();
-    h.add(INDEX_FORMAT)
-        .add(Version.LATEST.toString())
-        .add(modelId)
-        .add(settings.classifier().toString());
-    h.add(pack.id()).add(pack.language()).add(Integer.toString(pack.entries().size()));
-    for (FaqEntry e : pack.entries()) {
-      h.add(e.id())
-          .add(e.question())
-          .add(Integer.toString(e.phrasings().size()))
-          .addAll(e.phrasings());
-    }
-    h.add(Integer.toString(pack.outOfScope().size())).addAll(pack.outOfScope());
-    return h.hex();
+    return ranker.cacheStats();
   }
 }

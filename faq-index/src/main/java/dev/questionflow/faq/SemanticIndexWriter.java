@@ -16,17 +16,30 @@ import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.store.Directory;
+import org.apache.lucene.util.Version;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Writes a semantic index: every phrasing of every entry embedded as a vector document (kNN), every
  * out-of-scope example of the pack as a vector document of no entry, plus one document holding the
- * softmax classifier trained on the phrasings' vectors, with the fingerprint in the commit.
+ * softmax classifier trained on the phrasings' vectors, with the fingerprint in the commit. The
+ * overlay's vectors ({@link SemanticView}) are documents of the same kind.
  */
 final class SemanticIndexWriter {
 
   private static final Logger log = LoggerFactory.getLogger(SemanticIndexWriter.class);
+
+  static final String F_ID = "faq_id";
+  static final String F_VECTOR = "vector";
+  static final String F_KIND = "kind";
+  static final String F_CLASSIFIER = "classifier";
+  static final String F_CLASSES = "classes";
+  static final String KIND_CLASSIFIER = "classifier";
+  static final String FINGERPRINT_KEY = "questionflow.faq.semantic.fingerprint";
+
+  /** Bump when the document layout, classifier training or embedding input changes. */
+  static final String INDEX_FORMAT = "faq-semantic/2";
 
   private SemanticIndexWriter() {}
 
@@ -45,16 +58,14 @@ final class SemanticIndexWriter {
   /** One embedded text of an entry, as the kNN search finds it. */
   static Document vectorDoc(String faqId, float[] vector) {
     Document d = outOfScopeDoc(vector);
-    d.add(new StringField(SemanticFaqIndex.F_ID, faqId, Field.Store.YES));
+    d.add(new StringField(F_ID, faqId, Field.Store.YES));
     return d;
   }
 
   /** An out-of-scope example: found by the kNN search, belonging to no entry (no id). */
   static Document outOfScopeDoc(float[] vector) {
     Document d = new Document();
-    d.add(
-        new KnnFloatVectorField(
-            SemanticFaqIndex.F_VECTOR, vector, VectorSimilarityFunction.DOT_PRODUCT));
+    d.add(new KnnFloatVectorField(F_VECTOR, vector, VectorSimilarityFunction.DOT_PRODUCT));
     return d;
   }
 
@@ -105,15 +116,34 @@ final class SemanticIndexWriter {
         w.addDocument(outOfScopeDoc(v));
       }
       Document c = new Document();
-      c.add(
-          new StringField(
-              SemanticFaqIndex.F_KIND, SemanticFaqIndex.KIND_CLASSIFIER, Field.Store.NO));
-      c.add(new StoredField(SemanticFaqIndex.F_CLASSIFIER, clf.toBytes()));
-      c.add(new StoredField(SemanticFaqIndex.F_CLASSES, String.join("\n", classIds)));
+      c.add(new StringField(F_KIND, KIND_CLASSIFIER, Field.Store.NO));
+      c.add(new StoredField(F_CLASSIFIER, clf.toBytes()));
+      c.add(new StoredField(F_CLASSES, String.join("\n", classIds)));
       w.addDocument(c);
       w.forceMerge(1); // one HNSW graph: faster and deterministic searches
-      w.setLiveCommitData(Map.of(SemanticFaqIndex.FINGERPRINT_KEY, fingerprint).entrySet());
+      w.setLiveCommitData(Map.of(FINGERPRINT_KEY, fingerprint).entrySet());
       w.commit();
     }
+  }
+
+  /**
+   * SHA-256 over format, Lucene version, model id, classifier training parameters and the pack
+   * content.
+   */
+  static String fingerprint(FaqPack pack, String modelId, SemanticSettings settings) {
+    StoredIndexes.Fingerprint h = new StoredIndexes.Fingerprint();
+    h.add(INDEX_FORMAT)
+        .add(Version.LATEST.toString())
+        .add(modelId)
+        .add(settings.classifier().toString());
+    h.add(pack.id()).add(pack.language()).add(Integer.toString(pack.entries().size()));
+    for (FaqEntry e : pack.entries()) {
+      h.add(e.id())
+          .add(e.question())
+          .add(Integer.toString(e.phrasings().size()))
+          .addAll(e.phrasings());
+    }
+    h.add(Integer.toString(pack.outOfScope().size())).addAll(pack.outOfScope());
+    return h.hex();
   }
 }

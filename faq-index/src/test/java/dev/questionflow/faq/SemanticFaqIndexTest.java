@@ -86,8 +86,8 @@ class SemanticFaqIndexTest {
           .containsOnly("card", "password");
     }
     // a stored index is rebuilt when the examples change
-    assertThat(SemanticFaqIndex.fingerprint(withExamples, SemanticFixtures.MODEL.id(), settings))
-        .isNotEqualTo(SemanticFaqIndex.fingerprint(pack, SemanticFixtures.MODEL.id(), settings));
+    assertThat(SemanticIndexWriter.fingerprint(withExamples, SemanticFixtures.MODEL.id(), settings))
+        .isNotEqualTo(SemanticIndexWriter.fingerprint(pack, SemanticFixtures.MODEL.id(), settings));
   }
 
   @Test
