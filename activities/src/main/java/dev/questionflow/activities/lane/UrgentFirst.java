@@ -2,6 +2,9 @@ package dev.questionflow.activities.lane;
 
 import java.util.Comparator;
 import java.util.PriorityQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One caller at a time, the most urgent first (lowest Temporal priority key, then arrival): the
@@ -22,50 +25,83 @@ final class UrgentFirst {
       new PriorityQueue<>(
           Comparator.comparingInt(Waiter::priorityKey).thenComparingLong(Waiter::arrival));
 
+  /**
+   * Not a monitor: {@code whileWaiting} (a heartbeat, a blocking call to Temporal) runs without it,
+   * else every waiter's heartbeat would hold up {@link #leave} and the turns of the lane, and under
+   * load the lane would serve a fraction of its rate (bin/bench peers, overload).
+   */
+  private final ReentrantLock lock = new ReentrantLock();
+
+  private final Condition changed = lock.newCondition();
   private boolean taken;
   private long arrivals;
 
   /** Waits until no one more urgent (or as urgent and earlier) waits and the turn is free. */
-  synchronized void enter(int priorityKey) throws InterruptedException {
+  void enter(int priorityKey) throws InterruptedException {
     enter(priorityKey, Long.MAX_VALUE, () -> {});
   }
 
   /**
    * The same, until {@code deadlineEpochMillis} at most: false when the turn did not come by then.
-   * {@code whileWaiting} runs about every {@link #CHECK_MILLIS}; what it throws ends the wait.
+   * {@code whileWaiting} runs about every {@link #CHECK_MILLIS}, outside the lock; what it throws
+   * ends the wait.
    */
-  synchronized boolean enter(int priorityKey, long deadlineEpochMillis, Runnable whileWaiting)
+  boolean enter(int priorityKey, long deadlineEpochMillis, Runnable whileWaiting)
       throws InterruptedException {
+    lock.lock();
     Waiter me = new Waiter(priorityKey, arrivals++);
     waiting.add(me);
     try {
+      long nextCheck = System.currentTimeMillis() + CHECK_MILLIS;
       while (taken || waiting.peek() != me) {
-        long left = deadlineEpochMillis - System.currentTimeMillis();
+        long now = System.currentTimeMillis();
+        long left = deadlineEpochMillis - now;
         if (left <= 0) {
           waiting.remove(me);
-          notifyAll(); // the next in line may be free to go now
+          changed.signalAll(); // the next in line may be free to go now
           return false;
         }
-        wait(Math.min(left, CHECK_MILLIS));
-        whileWaiting.run();
+        if (now >= nextCheck) {
+          lock.unlock();
+          try {
+            whileWaiting.run();
+          } finally {
+            lock.lock();
+          }
+          nextCheck = System.currentTimeMillis() + CHECK_MILLIS;
+          continue; // the turn may have come meanwhile
+        }
+        changed.await(Math.min(left, nextCheck - now), TimeUnit.MILLISECONDS);
       }
+      waiting.poll();
+      taken = true;
+      return true;
     } catch (InterruptedException | RuntimeException e) {
       waiting.remove(me);
-      notifyAll();
+      changed.signalAll();
       throw e;
+    } finally {
+      lock.unlock();
     }
-    waiting.poll();
-    taken = true;
-    return true;
   }
 
-  synchronized void leave() {
-    taken = false;
-    notifyAll();
+  void leave() {
+    lock.lock();
+    try {
+      taken = false;
+      changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Callers waiting for their turn (not the one holding it). */
-  synchronized int waiting() {
-    return waiting.size();
+  int waiting() {
+    lock.lock();
+    try {
+      return waiting.size();
+    } finally {
+      lock.unlock();
+    }
   }
 }

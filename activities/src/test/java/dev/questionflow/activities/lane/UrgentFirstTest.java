@@ -5,7 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class UrgentFirstTest {
@@ -45,6 +48,49 @@ class UrgentFirstTest {
 
     await().atMost(Duration.ofSeconds(5)).until(() -> order.size() == 4);
     assertThat(order).containsExactly("vip", "complaint", "standard-1", "standard-2");
+  }
+
+  /**
+   * A waiter's heartbeat (a blocking call to Temporal) must not hold up the turn: the turn is given
+   * back, and taken by the next, while a waiter is still inside its heartbeat.
+   */
+  @Test
+  void aWaitersHeartbeatDoesNotHoldUpTheTurn() throws Exception {
+    turns.enter(3);
+    CountDownLatch inHeartbeat = new CountDownLatch(1);
+    CountDownLatch heartbeatAnswered = new CountDownLatch(1);
+    Thread slow =
+        new Thread(
+            () -> {
+              try {
+                turns.enter(
+                    3,
+                    Long.MAX_VALUE,
+                    () -> {
+                      inHeartbeat.countDown();
+                      try {
+                        heartbeatAnswered.await();
+                      } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                      }
+                    });
+                order.add("slow");
+                turns.leave();
+              } catch (InterruptedException e) {
+                order.add("slow interrupted");
+              }
+            });
+    slow.start();
+    assertThat(inHeartbeat.await(5, TimeUnit.SECONDS)).as("the waiter heartbeats").isTrue();
+
+    // while its heartbeat blocks: the turn is given back and a VIP arriving now takes it
+    CompletableFuture.runAsync(turns::leave).get(5, TimeUnit.SECONDS);
+    caller("vip", 1);
+    await().atMost(Duration.ofSeconds(5)).until(() -> order.contains("vip"));
+
+    heartbeatAnswered.countDown();
+    await().atMost(Duration.ofSeconds(5)).until(() -> order.contains("slow"));
+    assertThat(order).containsExactly("vip", "slow");
   }
 
   @Test
