@@ -10,8 +10,10 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
@@ -51,6 +53,13 @@ public final class Calibrator {
   public record Options(int folds, long seed, double minAnswered, double keywordOosAbstention) {
     public static final Options DEFAULT = new Options(5, 42, 0.995, 0.95);
   }
+
+  /**
+   * Sees this thread's runs' semantic results and candidates (package-private: {@code
+   * CalibratorTest} checks a committed choice against those of its rerun); unset elsewhere.
+   */
+  static final ThreadLocal<Consumer<List<SemanticCalibration.Result>>> OBSERVER =
+      new ThreadLocal<>();
 
   /** Mean and standard deviation of a figure over the folds. */
   record Spread(double mean, double sd) {
@@ -127,6 +136,7 @@ public final class Calibrator {
       semantic.add(SemanticCalibration.run(calibrator, embedder, keyword.settings()));
       embedder.save();
     }
+    Optional.ofNullable(OBSERVER.get()).ifPresent(o -> o.accept(semantic));
     return calibrator.file(command, keyword, semantic);
   }
 

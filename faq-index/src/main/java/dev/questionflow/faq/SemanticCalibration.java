@@ -16,14 +16,21 @@ import java.util.Locale;
  */
 final class SemanticCalibration {
 
-  /** The chosen semantic numbers of one model and their k-fold figures. */
-  record Result(String modelId, SemanticSettings settings, Calibrator.Figures figures) {}
+  /**
+   * The chosen semantic numbers of one model, their k-fold figures, and the candidates they were
+   * chosen from.
+   */
+  record Result(
+      String modelId,
+      SemanticSettings settings,
+      Calibrator.Figures figures,
+      SemanticCandidates candidates) {}
 
   /** One question's signals against its fold's index ({@code gold} -1: out of scope). */
-  private record SignalsRow(int fold, int gold, SemanticRanker.Signals signals) {}
+  record SignalsRow(int fold, int gold, SemanticRanker.Signals signals) {}
 
   /** One question's answer at the chosen fusion. */
-  private record Answer(
+  record Answer(
       int fold,
       boolean inScope,
       boolean correct,
@@ -38,7 +45,7 @@ final class SemanticCalibration {
     }
   }
 
-  private static final int[] KNN_K = {10, 20, 30, 50};
+  static final int[] KNN_K = {10, 20, 30, 50};
   private static final double[] KNN_TEMP = {0.01, 0.02, 0.03, 0.05};
 
   private SemanticCalibration() {}
@@ -73,27 +80,22 @@ final class SemanticCalibration {
         }
       }
     }
+    SemanticCandidates candidates = new SemanticCandidates(calibrator, rows, entryIds.length);
     SemanticSettings fusion = bestFusion(rows, base, entryIds.length);
-    List<Answer> answers = answers(rows, fusion, entryIds.length);
     calibrator
         .log()
         .printf(
             Locale.ROOT,
             "semantic %s: out-of-fold top-1 %.2f %% with k %d, T %.2f, weights %.2f/%.2f/%.2f%n",
             embedder.modelId(),
-            100 * Calibrator.share(answers, Answer::correct, Answer::inScope),
+            100 * candidates.score(fusion).top1(),
             fusion.knnK(),
             fusion.knnTemp(),
             fusion.wClassifier(),
             fusion.wKnn(),
             fusion.wKeyword());
-    double[] t =
-        thresholds(
-            answers, calibrator.options().minAnswered(), calibrator.pack().outOfScope().isEmpty());
-    return new Result(
-        embedder.modelId(),
-        fusion.withThresholds(t[0], t[1], t[1], 0).withOutOfScopeGap(t[2]),
-        calibrator.figures(answers, a -> a.answers(t)));
+    SemanticSettings chosen = candidates.withBestThresholds(fusion);
+    return new Result(embedder.modelId(), chosen, candidates.score(chosen).figures(), candidates);
   }
 
   /** Embeds every text once, up front, so the folds' index builds find them cached. */
@@ -151,7 +153,7 @@ final class SemanticCalibration {
     return best;
   }
 
-  private static List<Answer> answers(List<SignalsRow> rows, SemanticSettings fusion, int entries) {
+  static List<Answer> answers(List<SignalsRow> rows, SemanticSettings fusion, int entries) {
     List<Answer> answers = new ArrayList<>(rows.size());
     for (SignalsRow r : rows) {
       double[] vote =
@@ -176,8 +178,7 @@ final class SemanticCalibration {
    * fused score, nearest-phrasing similarity and (only with out-of-scope examples) gap to the
    * nearest example, on grids of 0.05, 0.01 and 0.01.
    */
-  private static double[] thresholds(
-      List<Answer> answers, double minAnswered, boolean withoutExamples) {
+  static double[] thresholds(List<Answer> answers, double minAnswered, boolean withoutExamples) {
     List<Double> gaps = new ArrayList<>(List.of(SemanticSettings.NO_OUT_OF_SCOPE_GAP));
     if (!withoutExamples) {
       for (int g = -10; g <= 20; g++) {

@@ -140,7 +140,7 @@ record SemanticSettings(
     return s.endsWith(".") ? s + "0" : s;
   }
 
-  private static SemanticSettings parse(String modelId, String row) {
+  static SemanticSettings parse(String modelId, String row) {
     double[] v =
         java.util.Arrays.stream(row.trim().split("\\s+"))
             .mapToDouble(Double::parseDouble)
