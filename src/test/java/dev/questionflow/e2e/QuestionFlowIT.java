@@ -58,11 +58,19 @@ class QuestionFlowIT {
     assertThat(answered.at("/answer/level").asText()).isEqualTo("FAQ");
     assertThat(answered.at("/answer/faqId").asText()).isEqualTo("card_arrival");
 
-    JsonNode describe = Infra.temporalJson("workflow", "describe", "--workflow-id", workflowId);
+    // the worker publishes ANSWERED during the workflow task that completes the workflow, so the
+    // status may show it a moment before Temporal has recorded the completion
+    JsonNode describe =
+        await()
+            .atMost(Duration.ofSeconds(10))
+            .until(
+                () -> Infra.temporalJson("workflow", "describe", "--workflow-id", workflowId),
+                d ->
+                    d.at("/workflowExecutionInfo/status")
+                        .asText()
+                        .equals("WORKFLOW_EXECUTION_STATUS_COMPLETED"));
     assertThat(describe.at("/workflowExecutionInfo/type/name").asText())
         .isEqualTo("QuestionWorkflow");
-    assertThat(describe.at("/workflowExecutionInfo/status").asText())
-        .isEqualTo("WORKFLOW_EXECUTION_STATUS_COMPLETED");
     assertThat(SearchAttributeValues.value(describe, "Stage").asText()).isEqualTo("ANSWERED");
     assertThat(SearchAttributeValues.value(describe, "AnswerLevel").asText()).isEqualTo("FAQ");
     assertThat(SearchAttributeValues.value(describe, "SessionId").asText()).isEqualTo(session);
