@@ -15,11 +15,11 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
- * The calibration side that {@code bin/faq tune} (faq-index/tune/tune.py) keeps out of the encoder's
- * tuning: {@code packs/banking77/eval/tune-heldout.tsv}, 20 % of the pack's phrasings without the
- * validation file, stratified by entry. Checked here without Python: no validation question is in it
- * (not even in another case), each line is a phrasing of the entry it is labelled with, and each
- * entry gives about a fifth of its phrasings.
+ * The calibration side that {@code bin/faq tune} (faq-index/tune/tune.py) keeps out of the
+ * encoder's tuning: {@code packs/banking77/eval/tune-heldout.tsv}, 20 % of the pack's phrasings
+ * without the validation file, stratified by entry. Checked here without Python: no validation
+ * question is in it (not even in another case), each line is a phrasing of the entry it is labelled
+ * with, and each entry gives about a fifth of its phrasings.
  */
 class TuneSplitFileTest {
 
@@ -47,7 +47,9 @@ class TuneSplitFileTest {
 
     Map<String, Integer> perEntry = new HashMap<>();
     for (LabeledQuestion q : heldOut) {
-      assertThat(validationTexts).as("validation question in the tune split").doesNotContain(lower(q.text()));
+      assertThat(validationTexts)
+          .as("validation question in the tune split")
+          .doesNotContain(lower(q.text()));
       assertThat(phrasings.get(q.faqId())).as(q.text()).contains(FaqEvaluation.normalise(q.text()));
       perEntry.merge(q.faqId(), 1, Integer::sum);
     }
