@@ -57,7 +57,7 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
   private final LaneLedgerActivities lanes;
   private final boolean enabled;
   private final Duration silence;
-  private final Duration receivedTrusted;
+  private final Predicate<PublishedStatus> receivedStillDue;
   private final Duration laneRefresh;
   private final Map<String, Watched> watched = new ConcurrentHashMap<>();
 
@@ -100,7 +100,7 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
         // a worker-only instance serves no stream: it needs no subscription
         streams.enabled() && Role.of(environment).servesApi(),
         streams.silence(),
-        properties.ladder().chainBudget(),
+        published::receivedStillDue,
         properties.api().ssePollInterval(),
         meters);
   }
@@ -111,8 +111,8 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
    * @param contradicted whether the workflow contradicted a published status (see {@link
    *     PublishedStatuses})
    * @param laneQueues the lanes a question may wait for
-   * @param receivedTrusted how long the API's RECEIVED counts as the status (see {@link
-   *     PublishedStatuses})
+   * @param receivedStillDue whether the API's RECEIVED still counts as the status (see {@link
+   *     PublishedStatuses#receivedStillDue})
    * @param laneRefresh notices of one lane within this are one refresh
    */
   StatusHub(
@@ -123,7 +123,7 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
       LaneLedgerActivities lanes,
       boolean enabled,
       Duration silence,
-      Duration receivedTrusted,
+      Predicate<PublishedStatus> receivedStillDue,
       Duration laneRefresh,
       MeterRegistry meters) {
     this.store = store;
@@ -133,7 +133,7 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
     this.lanes = lanes;
     this.enabled = enabled;
     this.silence = silence;
-    this.receivedTrusted = receivedTrusted;
+    this.receivedStillDue = receivedStillDue;
     this.laneRefresh = laneRefresh;
     Gauge.builder("cs_status_streamed_questions", watched, Map::size)
         .description("Questions this instance's event streams watch")
@@ -218,10 +218,7 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
 
   /** A published status to go by (the API's RECEIVED only while a worker is due to publish). */
   private boolean trusted(PublishedStatus latest) {
-    return latest != null
-        && (latest.version() > 0
-            || System.currentTimeMillis() - latest.publishedAtMillis()
-                <= receivedTrusted.toMillis());
+    return latest != null && (latest.version() > 0 || receivedStillDue.test(latest));
   }
 
   // ---- what the store hears (on its thread: hand over, never block)
