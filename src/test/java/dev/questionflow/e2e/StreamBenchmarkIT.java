@@ -128,7 +128,7 @@ class StreamBenchmarkIT {
     worker = two.join();
     redis = RedisClient.create(Infra.redisUrl());
     redisConnection = redis.connect();
-    streamThreads = Executors.newFixedThreadPool(4);
+    streamThreads = Executors.newFixedThreadPool(4, named("bench-stream"));
     http = HttpClient.newBuilder().executor(streamThreads).build();
   }
 
@@ -246,6 +246,7 @@ class StreamBenchmarkIT {
       Double afterIntakeP99Ms,
       Double openP50Ms,
       Double openP99Ms,
+      Cpu intakeCpu,
       Cpu cpu) {}
 
   /**
@@ -261,7 +262,26 @@ class StreamBenchmarkIT {
       double model,
       double machineBusyPercent,
       int cores,
-      Map<String, Double> apiThreads) {}
+      Map<String, Double> apiThreads,
+      Map<String, Double> clientThreads) {}
+
+  private static java.util.concurrent.ThreadFactory named(String prefix) {
+    java.util.concurrent.atomic.AtomicInteger count =
+        new java.util.concurrent.atomic.AtomicInteger();
+    return runnable -> {
+      Thread thread = new Thread(runnable, prefix + "-" + count.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+
+  /** The benchmark client's threads by group: is its own reading what delays a receipt? */
+  private static final Map<String, java.util.function.Predicate<String>> CLIENT_THREADS =
+      Map.of(
+          "http client selector", name -> name.startsWith("HttpClient"),
+          "stream readers", name -> name.startsWith("bench-stream"),
+          "askers", name -> name.startsWith("bench-asker"),
+          "gc", name -> name.startsWith("GC ") || name.startsWith("G1 "));
 
   /** The api instance's threads by group (kernel names, cut to 15 characters). */
   private static final Map<String, java.util.function.Predicate<String>> API_THREADS =
@@ -301,6 +321,9 @@ class StreamBenchmarkIT {
     now.put("model", ProcessStats.cpuMillis(model.pid()));
     API_THREADS.forEach(
         (group, named) -> now.put("api:" + group, ProcessStats.threadCpuMillis(api.pid(), named)));
+    long self = ProcessHandle.current().pid();
+    CLIENT_THREADS.forEach(
+        (group, named) -> now.put("client:" + group, ProcessStats.threadCpuMillis(self, named)));
     try {
       String[] cpu = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
       double total = 0;
@@ -323,6 +346,10 @@ class StreamBenchmarkIT {
         key -> round((after.get(key) - before.get(key)) / 1000);
     Map<String, Double> threads = new LinkedHashMap<>();
     API_THREADS.keySet().forEach(group -> threads.put(group, seconds.apply("api:" + group)));
+    Map<String, Double> clientThreads = new java.util.TreeMap<>();
+    CLIENT_THREADS
+        .keySet()
+        .forEach(group -> clientThreads.put(group, seconds.apply("client:" + group)));
     double total = after.get("machine:total") - before.get("machine:total");
     double busy = after.get("machine:busy") - before.get("machine:busy");
     return new Cpu(
@@ -334,7 +361,8 @@ class StreamBenchmarkIT {
         seconds.apply("model"),
         round(100 * busy / total),
         Runtime.getRuntime().availableProcessors(),
-        threads);
+        threads,
+        clientThreads);
   }
 
   private static final Pattern READS =
@@ -384,7 +412,7 @@ class StreamBenchmarkIT {
     Map<String, Double> cpuBefore = cpuNow();
     long started = System.nanoTime();
     List<Stream> streams = Collections.synchronizedList(new ArrayList<>());
-    ExecutorService askers = Executors.newFixedThreadPool(8);
+    ExecutorService askers = Executors.newFixedThreadPool(8, named("bench-asker"));
     try {
       List<CompletableFuture<?>> asked = new ArrayList<>();
       for (int n = 0; n < questions; n++) {
@@ -510,6 +538,7 @@ class StreamBenchmarkIT {
         afterIntake.isEmpty() ? null : percentile(afterIntake, 0.99),
         opens.isEmpty() ? null : percentile(opens, 0.50),
         opens.isEmpty() ? null : percentile(opens, 0.99),
+        intakeCpu,
         cpu);
   }
 
@@ -644,13 +673,28 @@ class StreamBenchmarkIT {
               r.afterIntakeP99Ms()));
     }
     for (Round r : rounds) {
+      Cpu c = r.intakeCpu();
+      out.append(
+          String.format(
+              "CPU s in the intake at %d streams/q: api %.1f, worker %.1f, benchmark client %.1f,"
+                  + " Temporal %.1f, Redis %.1f; api threads %s; client threads %s%n",
+              r.streamsPerQuestion(),
+              c.api(),
+              c.worker(),
+              c.client(),
+              c.temporal(),
+              c.redis(),
+              c.apiThreads(),
+              c.clientThreads()));
+    }
+    for (Round r : rounds) {
       Cpu c = r.cpu();
       out.append(
           String.format(
               "CPU s at %d streams/q: api %.1f, worker %.1f, benchmark client %.1f, Temporal %.1f,"
                   + " Redis %.1f, model %.1f; machine busy (niced processes aside) %.0f %% of %d cores over"
                   + " %.1f s; api"
-                  + " threads %s%n",
+                  + " threads %s; client threads %s%n",
               r.streamsPerQuestion(),
               c.api(),
               c.worker(),
@@ -661,7 +705,8 @@ class StreamBenchmarkIT {
               c.machineBusyPercent(),
               c.cores(),
               r.seconds(),
-              c.apiThreads()));
+              c.apiThreads(),
+              c.clientThreads()));
     }
     for (Round r : rounds) {
       out.append(

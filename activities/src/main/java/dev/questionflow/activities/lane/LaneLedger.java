@@ -49,6 +49,18 @@ public interface LaneLedger {
   long deadline(String lane, String workflowId);
 
   /**
+   * {@link #deadline} of each question, in one round trip where the store allows: what an instance
+   * that streams many questions reads when they join a line.
+   */
+  default long[] deadlines(String lane, List<String> workflowIds) {
+    long[] deadlines = new long[workflowIds.size()];
+    for (int i = 0; i < deadlines.length; i++) {
+      deadlines[i] = deadline(lane, workflowIds.get(i));
+    }
+    return deadlines;
+  }
+
+  /**
    * Removes what no question needs any more: entries more than a grace past their deadline (their
    * question left the line without a call and the removal was lost, e.g. by a Redis restart) and
    * started calls older than the ledger keeps them. Returns how many entries were removed.

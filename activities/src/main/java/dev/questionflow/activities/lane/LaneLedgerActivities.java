@@ -177,6 +177,11 @@ public class LaneLedgerActivities implements LaneActivities {
     return ledger.deadline(lane, workflowId);
   }
 
+  /** {@link #deadlineIn} of each question, in one ledger call. */
+  public long[] deadlinesIn(String lane, List<String> workflowIds) {
+    return ledger.deadlines(lane, workflowIds);
+  }
+
   /** The ledger's current life ({@link LaneLedger#epoch}), asked at most once a second. */
   public String ledgerEpoch() {
     long now = clock.millis();

@@ -155,6 +155,21 @@ public final class RedisLaneLedger implements LaneLedger {
   }
 
   @Override
+  public long[] deadlines(String lane, List<String> workflowIds) {
+    if (workflowIds.isEmpty()) {
+      return new long[0];
+    }
+    List<Double> scores =
+        redis.get().zmscore(key(lane, "enqueued"), workflowIds.toArray(String[]::new));
+    long[] deadlines = new long[workflowIds.size()];
+    for (int i = 0; i < deadlines.length; i++) {
+      Double score = scores == null || i >= scores.size() ? null : scores.get(i);
+      deadlines[i] = score == null ? -1 : score.longValue();
+    }
+    return deadlines;
+  }
+
+  @Override
   public long sweep(String lane) {
     Long removed =
         redis

@@ -61,6 +61,17 @@ class RedisLaneLedgerTest {
   }
 
   @Test
+  void deadlinesOfManyQuestionsInOneCallAreTheirEntries() {
+    long deadline = System.currentTimeMillis() + 30_000;
+    ledger.enter(lane, "q-1", 3, deadline);
+    ledger.enter(lane, "q-2", 3, deadline + 1);
+
+    assertThat(ledger.deadlines(lane, java.util.List.of("q-2", "nobody", "q-1")))
+        .containsExactly(deadline + 1, -1, deadline);
+    assertThat(ledger.deadlines(lane, java.util.List.of())).isEmpty();
+  }
+
+  @Test
   void theLineIsOrderedByPriorityKeyThenArrivalAndAStartedCallLeavesIt() {
     assertThat(ledger.enter(lane, "q-1", 3)).isZero();
     assertThat(ledger.enter(lane, "q-2", 3)).isEqualTo(1);

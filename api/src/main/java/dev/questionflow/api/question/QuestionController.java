@@ -119,7 +119,10 @@ class QuestionController {
   @GetMapping(path = "/{workflowId}/events", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
   SseEmitter events(@PathVariable String workflowId, HttpServletRequest request) {
     Requester requester = Requester.current();
-    QuestionStatus first = questions.status(requester, workflowId); // 404 before the stream opens
+    questions.requireReadable(requester, workflowId); // 404 before the stream opens
+    // a question streamed here already: its other streams' status, not a read of Redis per stream
+    QuestionStatus shown = streams.shown(workflowId);
+    QuestionStatus first = shown != null ? shown : questions.status(workflowId);
     String address = requester.kind() == Requester.Kind.WEB_VISITOR ? clientIp.of(request) : null;
     return streams.open(requester, address, workflowId, first);
   }

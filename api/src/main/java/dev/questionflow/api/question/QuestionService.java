@@ -381,10 +381,18 @@ public class QuestionService {
    * disclosed).
    */
   public QuestionStatus status(Requester requester, String workflowId) {
-    if (!ids.readableBy(workflowId, requester)) {
+    requireReadable(requester, workflowId);
+    return status(workflowId);
+  }
+
+  /**
+   * @throws NotFoundException unless the requester may read the question (the same 404 as for a
+   *     question that does not exist)
+   */
+  void requireReadable(Requester requester, String workflowId) {
+    if (!ids.readableBy(workflowId, requester) || !WorkflowIds.isQuestionId(workflowId)) {
       throw new NotFoundException("no question with ID " + workflowId);
     }
-    return status(workflowId);
   }
 
   QuestionStatus status(String workflowId) {

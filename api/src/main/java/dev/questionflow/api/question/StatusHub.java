@@ -15,6 +15,7 @@ import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -66,6 +67,12 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
 
   /** When each lane was last refreshed (epoch ms). */
   private final Map<String, Long> lastRefresh = new ConcurrentHashMap<>();
+
+  /** Questions published as waiting, not yet shown with their place (the hub's thread only). */
+  private final Set<Watched> unplaced = new LinkedHashSet<>();
+
+  /** Whether {@link #placeUnplaced} is due (the hub's thread only). */
+  private boolean placing;
 
   private final ScheduledExecutorService worker =
       Executors.newSingleThreadScheduledExecutor(
@@ -160,12 +167,15 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
     final String workflowId;
     final Set<StatusStreams.Watcher> watchers = ConcurrentHashMap.newKeySet();
     volatile PublishedStatus latest;
-    QuestionStatus shown;
+    volatile QuestionStatus shown;
     long shownPublishedAt;
     long heardAtMillis = System.currentTimeMillis();
 
     /** The lane it was last seen waiting for, null: none yet. */
     String lane;
+
+    /** Whether its key was read since it is watched (once for all its streams). */
+    boolean read;
 
     long deadline = -1;
 
@@ -191,11 +201,14 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
             });
     worker.execute(
         () -> {
-          if (added[0] || entry.shown == null) {
-            // a change published between the stream's first read and now is in the key
+          if (!entry.read) {
+            // a change published between the stream's first read and now is in the key: read once
+            // per question, not per stream (a question's streams tend to open together)
             reread(entry);
-          } else {
+          } else if (entry.shown != null) {
             watcher.deliver(entry.shown, entry.shownPublishedAt);
+          } else if (!trusted(entry.latest)) {
+            watcher.uncovered();
           }
         });
     return () ->
@@ -214,6 +227,12 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
     }
     Watched entry = watched.get(workflowId);
     return entry != null && trusted(entry.latest);
+  }
+
+  @Override
+  public QuestionStatus shown(String workflowId) {
+    Watched entry = watched.get(workflowId);
+    return entry != null && covers(workflowId) ? entry.shown : null;
   }
 
   /** A published status to go by (the API's RECEIVED only while a worker is due to publish). */
@@ -268,28 +287,68 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
   private void accept(Watched entry, PublishedStatus published) {
     entry.latest = published;
     entry.heardAtMillis = System.currentTimeMillis();
-    QuestionStatus status = published.status();
-    if (status.stage() == Stage.WAITING_IN_QUEUE) {
-      status = waiting(entry, status);
+    if (published.status().stage() == Stage.WAITING_IN_QUEUE) {
+      // shown with its place, found together with the others' that joined a line meanwhile
+      unplaced.add(entry);
+      if (!placing) {
+        placing = true;
+        worker.execute(this::placeUnplaced);
+      }
+      return;
     }
-    show(entry, status, published.publishedAtMillis());
+    show(entry, published.status(), published.publishedAtMillis());
   }
 
-  /** A question published as waiting: its place in the line it waits in, found once. */
-  private QuestionStatus waiting(Watched entry, QuestionStatus published) {
+  /**
+   * The questions published as waiting since the last run, each with its place in the line it waits
+   * in: a few ledger calls per lane for all of them, not a few per question (when a line forms,
+   * hundreds join it within seconds, and this thread carries every stream's changes).
+   */
+  private void placeUnplaced() {
+    placing = false;
+    List<Watched> left = new ArrayList<>();
+    for (Watched entry : unplaced) {
+      if (entry.latest.status().stage() == Stage.WAITING_IN_QUEUE) {
+        left.add(entry); // else it moved on before it was placed
+      }
+    }
+    unplaced.clear();
     try {
       for (String lane : laneQueues) {
-        LaneSnapshot snapshot = lanes.snapshotIfWaiting(lane, entry.workflowId);
-        if (snapshot != null) {
-          entry.lane = lane;
-          entry.deadline = lanes.deadlineIn(lane, entry.workflowId);
-          return place(entry, published, snapshot);
+        if (left.isEmpty()) {
+          break;
         }
+        Map<String, LaneSnapshot> places =
+            lanes.snapshotsIfWaiting(lane, left.stream().map(entry -> entry.workflowId).toList());
+        if (places.isEmpty()) {
+          continue;
+        }
+        List<Watched> inLane =
+            left.stream().filter(entry -> places.containsKey(entry.workflowId)).toList();
+        long[] deadlines =
+            lanes.deadlinesIn(lane, inLane.stream().map(entry -> entry.workflowId).toList());
+        for (int i = 0; i < deadlines.length; i++) {
+          Watched entry = inLane.get(i);
+          entry.lane = lane;
+          entry.deadline = deadlines[i];
+          show(
+              entry,
+              place(entry, entry.latest.status(), places.get(entry.workflowId)),
+              entry.latest.publishedAtMillis());
+        }
+        left.removeAll(inLane);
       }
-      return StatusReads.leftTheLine(published);
+      for (Watched entry : left) {
+        show(
+            entry,
+            StatusReads.leftTheLine(entry.latest.status()),
+            entry.latest.publishedAtMillis());
+      }
     } catch (RuntimeException e) {
       log.debug("lane ledger unavailable: {}", e.toString());
-      return published;
+      for (Watched entry : left) {
+        show(entry, entry.latest.status(), entry.latest.publishedAtMillis());
+      }
     }
   }
 
@@ -345,7 +404,7 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
 
   /** Tells the question's streams, when what they would show changed. */
   private static void show(Watched entry, QuestionStatus status, long publishedAt) {
-    if (status.equals(entry.shown)) {
+    if (status.equals(entry.shown) || !movedEnough(entry.shown, status)) {
       return;
     }
     entry.shown = status;
@@ -355,8 +414,32 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
     }
   }
 
+  /**
+   * Whether a new place in the same line is news: it moved by a tenth of the place last shown (at
+   * least one), the accuracy a place promises ({@link LaneSnapshot#NEAR_FRONT}). A line of hundreds
+   * moves several places a second, and each step sent to every stream of every waiting question
+   * would be most of what an instance sends, for a difference nobody reads; near the front every
+   * step is shown.
+   */
+  static boolean movedEnough(QuestionStatus shown, QuestionStatus next) {
+    if (shown == null
+        || shown.stage() != Stage.WAITING_IN_QUEUE
+        || next.stage() != Stage.WAITING_IN_QUEUE
+        || shown.queuePosition() == null
+        || next.queuePosition() == null
+        || !java.util.Objects.equals(shown.deadline(), next.deadline())) {
+      return true;
+    }
+    int before = shown.queuePosition();
+    return Math.abs(next.queuePosition() - before) >= Math.max(1, before / PLACE_STEP_DIVISOR);
+  }
+
+  /** A place is shown again when it moved by at least 1/this of itself. */
+  static final int PLACE_STEP_DIVISOR = 10;
+
   /** The question's key read again; its streams poll while it has none to go by. */
   private void reread(Watched entry) {
+    entry.read = true;
     entry.heardAtMillis = System.currentTimeMillis();
     PublishedStatus latest;
     try {

@@ -94,6 +94,14 @@ class StatusStreams {
     /** Whether the question's changes come through the feed now (else its streams poll). */
     boolean covers(String workflowId);
 
+    /**
+     * What the question's streams here are shown now, if the feed covers it (a stream opening
+     * beside them starts from it instead of a read), else null.
+     */
+    default QuestionStatus shown(String workflowId) {
+      return null;
+    }
+
     /** No feed: every stream polls. */
     Feed NONE =
         new Feed() {
@@ -448,6 +456,14 @@ class StatusStreams {
           return count + 1;
         });
     return took[0];
+  }
+
+  /**
+   * The status a new stream of the question starts from without a read, when this instance's other
+   * streams of it are shown its published changes; else null (read it).
+   */
+  QuestionStatus shown(String workflowId) {
+    return feed.shown(workflowId);
   }
 
   /** Open streams of this instance (tests and diagnostics). */

@@ -26,6 +26,7 @@ import org.springframework.security.config.annotation.method.configuration.Enabl
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.annotation.web.configuration.EnableWebSecurity;
 import org.springframework.security.config.http.SessionCreationPolicy;
+import org.springframework.security.config.observation.SecurityObservationSettings;
 import org.springframework.security.oauth2.server.resource.web.BearerTokenResolver;
 import org.springframework.security.oauth2.server.resource.web.DefaultBearerTokenResolver;
 import org.springframework.security.oauth2.server.resource.web.authentication.BearerTokenAuthenticationFilter;
@@ -87,6 +88,21 @@ class SecurityConfig {
   @Bean
   CrossSiteRequests crossSiteRequests(SecurityProperties properties, ClientIp clientIp) {
     return new CrossSiteRequests(properties.publicOrigins(), clientIp);
+  }
+
+  /**
+   * Spring Security's own observations (management.observations.enable.spring.security, {@code
+   * SECURITY_OBSERVATIONS_ENABLED}). Off, the filter chain is not wrapped at all: the property
+   * alone leaves every filter wrapped in an observation that is then dropped, which cost as much
+   * CPU per request as the request's own work when thousands of event streams open at once
+   * (profiled in docs/benchmarks/streams-before-after.txt).
+   */
+  @Bean
+  static SecurityObservationSettings securityObservations(
+      @Value("${management.observations.enable.spring.security:false}") boolean enabled) {
+    return enabled
+        ? SecurityObservationSettings.withDefaults().build()
+        : SecurityObservationSettings.noObservations();
   }
 
   @Bean

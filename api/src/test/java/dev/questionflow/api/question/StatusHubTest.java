@@ -8,6 +8,7 @@ import dev.questionflow.activities.lane.LaneLedger;
 import dev.questionflow.activities.lane.LaneLedgerActivities;
 import dev.questionflow.activities.status.PublishedStatus;
 import dev.questionflow.activities.status.StatusStore;
+import dev.questionflow.workflows.lane.LaneSnapshot;
 import dev.questionflow.workflows.question.Answer;
 import dev.questionflow.workflows.question.AnswerLevel;
 import dev.questionflow.workflows.question.QuestionStatus;
@@ -113,6 +114,14 @@ class StatusHubTest {
   private final TestStore store = new TestStore();
   private final AtomicInteger keyReads = new AtomicInteger();
   private final AtomicInteger positionCalls = new AtomicInteger();
+
+  /** Ledger calls by method. */
+  private final Map<String, AtomicInteger> ledgerCalls = new ConcurrentHashMap<>();
+
+  /** While closed, reading a key waits (the hub's thread is busy). */
+  private volatile java.util.concurrent.CountDownLatch keyReadsWait =
+      new java.util.concurrent.CountDownLatch(0);
+
   private final InMemoryLaneLedger ledger = new InMemoryLaneLedger(Clock.systemUTC());
   private StatusHub hub;
 
@@ -126,6 +135,9 @@ class StatusHubTest {
                   if (method.getName().equals("positions")) {
                     positionCalls.incrementAndGet();
                   }
+                  ledgerCalls
+                      .computeIfAbsent(method.getName(), name -> new AtomicInteger())
+                      .incrementAndGet();
                   return method.invoke(ledger, args);
                 });
     hub =
@@ -133,6 +145,11 @@ class StatusHubTest {
             store,
             id -> {
               keyReads.incrementAndGet();
+              try {
+                keyReadsWait.await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
               PublishedStatus latest = store.latest(id);
               return store.contradicted.contains(latest) ? null : latest;
             },
@@ -317,5 +334,88 @@ class StatusHubTest {
     store.listener.subscribed(); // Lettuce resubscribed
     await().atMost(DEADLINE).until(() -> stream.last().stage() == Stage.ANSWERED);
     assertThat(hub.covers("q-1")).isTrue();
+  }
+
+  @Test
+  void theStreamsOfOneQuestionOpeningTogetherReadItsKeyOnce() {
+    hub(Duration.ofMinutes(1));
+    // no published status: nothing shown, and each stream is told to poll
+    List<Received> streams = new java.util.ArrayList<>();
+    for (int s = 0; s < 25; s++) {
+      Received stream = new Received();
+      streams.add(stream);
+      hub.watch("q-1", stream);
+    }
+    await()
+        .atMost(DEADLINE)
+        .until(() -> streams.stream().allMatch(stream -> stream.uncovered.get() > 0));
+    assertThat(keyReads.get()).as("key reads for 25 streams of one question").isEqualTo(1);
+
+    // a later stream of a covered question starts from what the others are shown
+    store.publish(published("q-1", 1, Stage.PROCESSING), new AtomicInteger());
+    await().atMost(DEADLINE).until(() -> hub.covers("q-1"));
+    assertThat(hub.shown("q-1").stage()).isEqualTo(Stage.PROCESSING);
+    assertThat(hub.shown("q-2")).as("not streamed here").isNull();
+  }
+
+  @Test
+  void questionsJoiningALineTogetherArePlacedWithOneLedgerCallForAllOfThem() throws Exception {
+    hub(Duration.ofMinutes(1));
+    for (int i = 0; i < 20; i++) {
+      ledger.enter(LANE, "q-" + i, 5);
+    }
+    // the hub's thread is held up, as by a burst, while 20 questions are published as waiting
+    keyReadsWait = new java.util.concurrent.CountDownLatch(1);
+    hub.watch("q-busy", new Received());
+    await().atMost(DEADLINE).until(() -> keyReads.get() == 1);
+    Received[] streams = new Received[20];
+    for (int i = 0; i < 20; i++) {
+      streams[i] = new Received();
+      store.keys.put("q-" + i, published("q-" + i, 1, Stage.PROCESSING));
+      hub.watch("q-" + i, streams[i]);
+      store.publish(published("q-" + i, 2, Stage.WAITING_IN_QUEUE), new AtomicInteger());
+    }
+    ledgerCalls.clear();
+    keyReadsWait.countDown();
+
+    await()
+        .atMost(DEADLINE)
+        .until(
+            () ->
+                java.util.Arrays.stream(streams)
+                    .allMatch(
+                        stream ->
+                            stream.last() != null
+                                && stream.last().stage() == Stage.WAITING_IN_QUEUE));
+    for (int i = 0; i < 20; i++) {
+      assertThat(streams[i].last().queuePosition())
+          .as("q-" + i)
+          .isEqualTo(LaneSnapshot.shown(ledger.position(LANE, "q-" + i)));
+    }
+    assertThat(ledgerCalls.getOrDefault("positions", new AtomicInteger()).get())
+        .as("position lookups for 20 questions")
+        .isEqualTo(1);
+    assertThat(ledgerCalls.getOrDefault("position", new AtomicInteger()).get()).isZero();
+    assertThat(ledgerCalls.getOrDefault("deadlines", new AtomicInteger()).get()).isEqualTo(1);
+    assertThat(ledgerCalls.getOrDefault("deadline", new AtomicInteger()).get()).isZero();
+  }
+
+  @Test
+  void aPlaceIsShownAgainWhenItMovedByATenthOfItselfAndEveryStepNearTheFront() {
+    QuestionStatus at100 = QuestionStatus.waiting("q-1", 100, 20, "card_arrival");
+    assertThat(StatusHub.movedEnough(at100, QuestionStatus.waiting("q-1", 95, 19, "card_arrival")))
+        .isFalse();
+    assertThat(StatusHub.movedEnough(at100, QuestionStatus.waiting("q-1", 90, 18, "card_arrival")))
+        .isTrue();
+    QuestionStatus at5 = QuestionStatus.waiting("q-1", 5, 1, "card_arrival");
+    assertThat(StatusHub.movedEnough(at5, QuestionStatus.waiting("q-1", 4, 1, "card_arrival")))
+        .isTrue();
+    assertThat(
+            StatusHub.movedEnough(
+                at100,
+                new QuestionStatus("q-1", Stage.PROCESSING, null, null, "card_arrival", null)))
+        .as("a change of stage")
+        .isTrue();
+    assertThat(StatusHub.movedEnough(null, at100)).isTrue();
   }
 }
