@@ -58,9 +58,11 @@ class LedgerAfterRedisRestartIT {
     String taskQueue = startApp(port, "ledger-restart");
     List<String> ids = askForty();
     // mid-run: calls in flight, questions in line
-    Thread.sleep(2_000);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> !model.calls().isEmpty() && ledgerSize(port, taskQueue)[0] > 0);
     redis.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-    Thread.sleep(1_000);
+    Thread.sleep(1_000); // an outage of a second, not a wait for something to happen
     redis = RedisServer.start(port, dir, true);
     long[] afterRestart = ledgerSize(port, taskQueue);
     System.out.printf(

@@ -1,9 +1,6 @@
 package dev.questionflow.api.question;
 
 import dev.questionflow.api.config.CsProperties;
-import dev.questionflow.api.ratelimit.AccessLimitExceededException;
-import dev.questionflow.api.ratelimit.AccessLimiter;
-import dev.questionflow.api.ratelimit.AddressBlock;
 import dev.questionflow.api.security.Requester;
 import dev.questionflow.workflows.question.AnswerLevel;
 import dev.questionflow.workflows.question.QuestionStatus;
@@ -11,12 +8,9 @@ import dev.questionflow.workflows.question.Stage;
 import jakarta.annotation.PreDestroy;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -74,17 +68,11 @@ class StatusStreams {
   private final Duration timeout;
   private final Duration pollInterval;
   private final Duration ticketedPollInterval;
-  private final CsProperties.Api limits;
-  private static final String TOTAL = "total";
-  private static final String VISITORS = "visitors";
 
   private final Duration heartbeat;
 
-  /**
-   * Open streams: the instance's total, the web visitors' together, per owner and per web visitors'
-   * address.
-   */
-  private final ConcurrentHashMap<String, Integer> open = new ConcurrentHashMap<>();
+  /** Open streams per instance, owner and address. */
+  private final StreamCaps caps;
 
   /** Published changes of the questions streamed here ({@link StatusHub}). */
   interface Feed {
@@ -170,7 +158,7 @@ class StatusStreams {
     this.timeout = api.sseTimeout();
     this.pollInterval = api.ssePollInterval();
     this.ticketedPollInterval = api.sseTicketedPollInterval();
-    this.limits = api;
+    this.caps = new StreamCaps(api);
     this.heartbeat = api.sseHeartbeat();
     this.nanoTime = nanoTime;
     if (scheduler == null) {
@@ -234,7 +222,7 @@ class StatusStreams {
    */
   SseEmitter open(
       Requester requester, String clientAddress, String workflowId, QuestionStatus first) {
-    Runnable release = reserve(requester, clientAddress);
+    Runnable release = caps.reserve(requester, clientAddress);
     SseEmitter emitter = new SseEmitter(timeout.toMillis());
     Watch watch = new Watch(emitter, workflowId, release);
     emitter.onCompletion(watch::stop);
@@ -407,58 +395,6 @@ class StatusStreams {
   }
 
   /**
-   * Counts a new stream against the instance's cap, its owner's, and for web visitors their share
-   * of the instance (half: anyone may mint visitors, so they must not be able to take every place
-   * from back ends and staff) and their address's (an IPv6 client by its /64, which one subscriber
-   * usually holds whole), or refuses it with 429 (Retry-After: a few polls' worth of waiting).
-   * Returns what gives the places back.
-   */
-  private Runnable reserve(Requester requester, String clientAddress) {
-    boolean visitor = requester.kind() == Requester.Kind.WEB_VISITOR;
-    Map<String, Integer> caps = new LinkedHashMap<>();
-    caps.put(TOTAL, limits.sseMaxTotal());
-    if (visitor) {
-      caps.put(VISITORS, Math.max(1, limits.sseMaxTotal() / 2));
-    }
-    caps.put(
-        "owner:" + requester.limitKey(),
-        visitor ? limits.sseMaxPerVisitor() : limits.sseMaxPerCaller());
-    if (visitor && clientAddress != null) {
-      caps.put("address:" + AddressBlock.of(clientAddress), limits.sseMaxPerAddress());
-    }
-    List<String> taken = new ArrayList<>();
-    Runnable release =
-        () -> taken.forEach(key -> open.computeIfPresent(key, (k, n) -> n <= 1 ? null : n - 1));
-    for (Map.Entry<String, Integer> cap : caps.entrySet()) {
-      if (!tryTake(cap.getKey(), cap.getValue())) {
-        release.run();
-        throw new AccessLimitExceededException(AccessLimiter.Kind.STREAMS, 5);
-      }
-      taken.add(cap.getKey());
-    }
-    return release;
-  }
-
-  /**
-   * One place under the cap, atomically per key (no window between reading the count and writing
-   * it).
-   */
-  private boolean tryTake(String key, int cap) {
-    boolean[] took = {false};
-    open.compute(
-        key,
-        (k, n) -> {
-          int count = n == null ? 0 : n;
-          if (count >= cap) {
-            return n;
-          }
-          took[0] = true;
-          return count + 1;
-        });
-    return took[0];
-  }
-
-  /**
    * The status a new stream of the question starts from without a read, when this instance's other
    * streams of it are shown its published changes; else null (read it).
    */
@@ -468,7 +404,7 @@ class StatusStreams {
 
   /** Open streams of this instance (tests and diagnostics). */
   int open() {
-    return open.getOrDefault(TOTAL, 0);
+    return caps.open();
   }
 
   /**
