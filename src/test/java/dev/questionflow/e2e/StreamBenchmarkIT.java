@@ -623,6 +623,21 @@ class StreamBenchmarkIT {
     softly.assertAll();
   }
 
+  /** A round's (or its intake's) CPU seconds by process and by thread group. */
+  private static String cpuLine(String when, Cpu c) {
+    return String.format(
+        "CPU s %s streams/q: api %.1f, worker %.1f, benchmark client %.1f, Temporal %.1f, Redis %.1f;"
+            + " api threads %s; client threads %s",
+        when,
+        c.api(),
+        c.worker(),
+        c.client(),
+        c.temporal(),
+        c.redis(),
+        c.apiThreads(),
+        c.clientThreads());
+  }
+
   private static String table(List<Round> rounds) {
     StringBuilder out = new StringBuilder();
     out.append(
@@ -696,40 +711,17 @@ class StreamBenchmarkIT {
               r.afterIntakeP99Ms()));
     }
     for (Round r : rounds) {
-      Cpu c = r.intakeCpu();
-      out.append(
-          String.format(
-              "CPU s in the intake at %d streams/q: api %.1f, worker %.1f, benchmark client %.1f,"
-                  + " Temporal %.1f, Redis %.1f; api threads %s; client threads %s%n",
-              r.streamsPerQuestion(),
-              c.api(),
-              c.worker(),
-              c.client(),
-              c.temporal(),
-              c.redis(),
-              c.apiThreads(),
-              c.clientThreads()));
+      out.append(cpuLine("in the intake at " + r.streamsPerQuestion(), r.intakeCpu()))
+          .append(String.format("%n"));
     }
     for (Round r : rounds) {
       Cpu c = r.cpu();
-      out.append(
-          String.format(
-              "CPU s at %d streams/q: api %.1f, worker %.1f, benchmark client %.1f, Temporal %.1f,"
-                  + " Redis %.1f, model %.1f; machine busy (niced processes aside) %.0f %% of %d cores over"
-                  + " %.1f s; api"
-                  + " threads %s; client threads %s%n",
-              r.streamsPerQuestion(),
-              c.api(),
-              c.worker(),
-              c.client(),
-              c.temporal(),
-              c.redis(),
-              c.model(),
-              c.machineBusyPercent(),
-              c.cores(),
-              r.seconds(),
-              c.apiThreads(),
-              c.clientThreads()));
+      out.append(cpuLine("at " + r.streamsPerQuestion(), c))
+          .append(
+              String.format(
+                  "; model %.1f, machine busy (niced processes aside) %.0f %% of %d cores over %.1f"
+                      + " s%n",
+                  c.model(), c.machineBusyPercent(), c.cores(), r.seconds()));
     }
     for (Round r : rounds) {
       out.append(
