@@ -239,7 +239,18 @@ final class PeerContestants {
     return builder.start();
   }
 
+  /** Waits until the process answers its health check; one that never does is stopped. */
   private static void awaitReady(String name, Process process, URI health, Duration atMost) {
+    try {
+      awaitHealthy(name, process, health, atMost);
+    } catch (RuntimeException e) {
+      process.descendants().forEach(ProcessHandle::destroyForcibly);
+      process.destroyForcibly();
+      throw e;
+    }
+  }
+
+  private static void awaitHealthy(String name, Process process, URI health, Duration atMost) {
     await()
         .atMost(atMost)
         .pollInterval(Duration.ofMillis(250))
