@@ -108,7 +108,7 @@ class GracefulShutdownIT {
           .as("timed-out activities of " + workflowId)
           .isEmpty();
       // A retry whose attempt started before the SIGTERM is not the drain's doing (a loaded machine
-      // can take longer than EnterLane's 1 s); after it, none may start: every attempt in flight
+      // can take longer than EnterLane's 3 s); after it, none may start: every attempt in flight
       // finished on the stopping instance.
       List<HistoryEvent> retried =
           events.stream()
