@@ -173,11 +173,16 @@ class OutcomeStreamIT {
         assertThat(record.path("promptTokens").isNull()).as("%s", record).isTrue();
         assertThat(record.path("completionTokens").isNull()).as("%s", record).isTrue();
         assertThat(record.path("model").isNull()).as("%s", record).isTrue();
+        assertThat(record.path("cost").isNull()).as("%s", record).isTrue();
       } else {
         assertThat(answeredCalls).as("model calls of %s", question.text()).isPositive();
         assertThat(record.path("model").asText()).isEqualTo(MODEL);
         assertThat(record.path("promptTokens").asInt()).as("%s", record).isEqualTo(prompt);
         assertThat(record.path("completionTokens").asInt()).as("%s", record).isEqualTo(completion);
+        double questionCost = (prompt * PROMPT_PRICE + completion * COMPLETION_PRICE) / 1_000_000d;
+        assertThat(record.path("cost").asDouble())
+            .as("%s", record)
+            .isCloseTo(questionCost, within(questionCost * 1e-9));
         promptTotal += prompt;
         completionTotal += completion;
       }

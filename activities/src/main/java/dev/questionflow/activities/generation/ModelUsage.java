@@ -50,7 +50,17 @@ public final class ModelUsage {
         .description("what the models' answers cost at the configured prices")
         .tag("model", name)
         .register(meters)
-        .increment(prices.getOrDefault(name, Prices.FREE).cost(promptTokens, completionTokens));
+        .increment(cost(name, promptTokens, completionTokens));
+  }
+
+  /** What one response's tokens cost at the configured prices (null: no usage reported). */
+  public Double cost(String model, Integer promptTokens, Integer completionTokens) {
+    if (promptTokens == null && completionTokens == null) {
+      return null;
+    }
+    return prices
+        .getOrDefault(model == null ? "unknown" : model, Prices.FREE)
+        .cost(promptTokens, completionTokens);
   }
 
   private Counter tokens(String model, String kind) {

@@ -307,7 +307,8 @@ public class OpenAiGenerationActivities implements GenerationActivities {
         text,
         model.settings().modelName(),
         promptTokens,
-        completionTokens);
+        completionTokens,
+        usage.cost(model.settings().modelName(), promptTokens, completionTokens));
   }
 
   private static long elapsedMillis(long startedNanos) {

@@ -32,6 +32,12 @@ final class PromptLeaks {
 
   static final int MIN_RUN = 40;
 
+  /**
+   * The fewest characters a run of {@link #MIN_RUN} weight can have (3 per character at most): an
+   * answer shares such a run with the rules only if it shares a substring this long with them.
+   */
+  static final int MIN_RUN_CHARS = (MIN_RUN + 2) / 3;
+
   /** A base64 run (standard or URL-safe), also wrapped over several lines as encoders do. */
   private static final Pattern BASE64_RUN =
       Pattern.compile(
@@ -42,9 +48,19 @@ final class PromptLeaks {
   private final String rules;
   private final String canary;
 
+  /**
+   * Every substring of the rules {@link #MIN_RUN_CHARS} long. Checked first, so that the quadratic
+   * run search runs only for an answer that shares one of them: it cost a tenth of an instance's
+   * CPU per model call under overload (JFR, bin/bench peers), for answers that almost never leak.
+   */
+  private final java.util.Set<String> ruleWindows = new java.util.HashSet<>();
+
   PromptLeaks(String rules, PromptCanary canary) {
     this.rules = normalised(rules);
     this.canary = normalised(canary.value());
+    for (int i = 0; i + MIN_RUN_CHARS <= this.rules.length(); i++) {
+      ruleWindows.add(this.rules.substring(i, i + MIN_RUN_CHARS));
+    }
   }
 
   /** Why the answer leaks the prompt ("canary", "rules"), or null when it does not. */
@@ -54,12 +70,24 @@ final class PromptLeaks {
       if (!canary.isEmpty() && text.contains(canary)) {
         return "it contains the system prompt's canary";
       }
+      if (!sharesAWindow(text)) {
+        continue; // no common run of MIN_RUN_CHARS characters, so none of MIN_RUN weight
+      }
       int run = longestCommonRun(text, rules);
       if (run >= MIN_RUN) {
         return "it repeats a run of the system prompt's rules (weight " + run + ")";
       }
     }
     return null;
+  }
+
+  private boolean sharesAWindow(String text) {
+    for (int i = 0; i + MIN_RUN_CHARS <= text.length(); i++) {
+      if (ruleWindows.contains(text.substring(i, i + MIN_RUN_CHARS))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The answer as written, and the decodings an injection may ask the model for. */

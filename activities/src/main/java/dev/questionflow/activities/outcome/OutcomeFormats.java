@@ -22,6 +22,7 @@ public final class OutcomeFormats {
           "model",
           "promptTokens",
           "completionTokens",
+          "cost",
           "finishedAtEpochMillis");
 
   private OutcomeFormats() {}
@@ -54,6 +55,7 @@ public final class OutcomeFormats {
                   cell(r.model()),
                   cell(r.promptTokens()),
                   cell(r.completionTokens()),
+                  cell(r.cost()),
                   cell(r.finishedAtEpochMillis())));
           out.write('\n');
         }

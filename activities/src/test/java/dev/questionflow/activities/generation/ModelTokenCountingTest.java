@@ -62,6 +62,11 @@ class ModelTokenCountingTest {
     assertThat(shortOne.promptTokens()).isEqualTo(shortPrompt);
     assertThat(longOne.promptTokens()).isEqualTo(longPrompt);
     assertThat(shortOne.completionTokens()).isEqualTo(7);
+    // priced at the configured prices (1 and 4 per million prompt and completion tokens)
+    assertThat(shortOne.cost())
+        .isCloseTo(
+            (shortPrompt * 1.0 + 7 * 4.0) / 1_000_000, org.assertj.core.data.Offset.offset(1e-12));
+    assertThat(longOne.cost()).isGreaterThan(shortOne.cost());
 
     // rejected by the output checks after the model answered: paid for, so counted
     fake.script(call -> Reply.text("Please verify at https://northwind-login.evil.example/ now"));

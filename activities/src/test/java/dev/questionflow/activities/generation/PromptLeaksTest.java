@@ -73,6 +73,26 @@ class PromptLeaksTest {
   }
 
   @Test
+  void theWindowCheckFlagsExactlyWhatTheRunSearchAloneWould() {
+    // slices of the rules at every length around the threshold (13 to 15 Han characters weigh 39
+    // to 45, 39 to 41 Latin ones 39 to 41), from every part of them, Chinese line included
+    String rules = PromptLeaks.normalised(PromptBuilder.rules());
+    java.util.Random random = new java.util.Random(42);
+    int leaking = 0;
+    for (int n = 0; n < 2000; n++) {
+      int length = 10 + random.nextInt(40);
+      int from = random.nextInt(rules.length() - length);
+      String answer = "Okay: " + rules.substring(from, from + length) + ". Anything else?";
+      boolean expected =
+          PromptLeaks.longestCommonRun(PromptLeaks.normalised(answer), rules)
+              >= PromptLeaks.MIN_RUN;
+      assertThat(leaks.find(answer) != null).as("%s", answer).isEqualTo(expected);
+      leaking += expected ? 1 : 0;
+    }
+    assertThat(leaking).as("both outcomes tried").isBetween(100, 1900);
+  }
+
+  @Test
   void theWeightedRunCountsChineseCharactersThreeTimes() {
     assertThat(PromptLeaks.longestCommonRun("abcdef", "xxcdexx")).isEqualTo(3);
     assertThat(PromptLeaks.longestCommonRun("客户消息", "的客户消息")).isEqualTo(12);

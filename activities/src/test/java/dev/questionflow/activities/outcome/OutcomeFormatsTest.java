@@ -24,9 +24,10 @@ class OutcomeFormatsTest {
           "faq-7",
           List.of("primary model: ModelTimeout", "backup model: not configured, \"busy\""),
           900L,
-          null,
-          null,
-          null,
+          "fake-model",
+          1200,
+          80,
+          0.00066,
           1_700_000_000_000L);
 
   @Test
@@ -38,7 +39,7 @@ class OutcomeFormatsTest {
             String.join(",", OutcomeFormats.CSV_COLUMNS),
             "q-1,web,VIP,cards,ANSWERED,SEMANTIC,faq-7,"
                 + "\"primary model: ModelTimeout; backup model: not configured, \"\"busy\"\"\","
-                + "900,,,,1700000000000");
+                + "900,fake-model,1200,80,6.6E-4,1700000000000");
   }
 
   @Test
@@ -48,6 +49,29 @@ class OutcomeFormatsTest {
     String[] lines = out.toString().split("\n");
     assertThat(lines).hasSize(2);
     assertThat(new ObjectMapper().readValue(lines[0], QuestionRecord.class)).isEqualTo(record);
+  }
+
+  @Test
+  void aCostReadsAsThePricesGaveIt() throws Exception {
+    QuestionRecord summed =
+        new QuestionRecord(
+            "q-2",
+            "web",
+            "STANDARD",
+            "cards",
+            "ANSWERED",
+            "RAG",
+            "faq-7",
+            List.of(),
+            900L,
+            "fake-model",
+            258,
+            14,
+            258 * 0.15e-6 + 14 * 0.6e-6,
+            1_700_000_000_000L);
+    StringWriter out = new StringWriter();
+    OutcomeFormats.write("csv", List.of(summed), out);
+    assertThat(out.toString()).contains(",258,14,4.71E-5,");
   }
 
   @Test

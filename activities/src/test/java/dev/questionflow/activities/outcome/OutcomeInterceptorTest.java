@@ -34,8 +34,8 @@ class OutcomeInterceptorTest {
       QuestionRecords facts = QuestionRecords.current();
       facts.asked("web", "VIP");
       facts.intent("cards");
-      facts.answered("m1", 30, 5);
-      facts.answered("m2", 12, 4);
+      facts.answered("m1", 30, 5, 0.0001);
+      facts.answered("m2", 12, 4, 0.00002);
       if (finish) {
         facts.finish("ANSWERED", "LLM", null, List.of("primary model: ModelTimeout"), 250);
       }
@@ -91,6 +91,8 @@ class OutcomeInterceptorTest {
     assertThat(record.model()).isEqualTo("m2");
     assertThat(record.promptTokens()).isEqualTo(42);
     assertThat(record.completionTokens()).isEqualTo(9);
+    // each answer priced at its own model's prices when it ran, summed
+    assertThat(record.cost()).isCloseTo(0.00012, org.assertj.core.data.Offset.offset(1e-12));
     assertThat(record.firstAnswerMillis()).isEqualTo(250);
     assertThat(record.reasons()).containsExactly("primary model: ModelTimeout");
 

@@ -54,6 +54,7 @@ class RedisOutcomeStreamTest {
         "fake-model",
         40,
         7,
+        0.000012,
         finishedAt);
   }
 

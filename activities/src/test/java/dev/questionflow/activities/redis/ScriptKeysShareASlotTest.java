@@ -213,6 +213,7 @@ class ScriptKeysShareASlotTest {
                     "m",
                     10,
                     5,
+                    0.0,
                     System.currentTimeMillis())));
     quietly(
         () ->
@@ -226,6 +227,7 @@ class ScriptKeysShareASlotTest {
                     "FAQ",
                     null,
                     List.of(),
+                    null,
                     null,
                     null,
                     null,

@@ -14,6 +14,8 @@ import java.util.List;
  * @param model the model that answered last (null: no model answered)
  * @param promptTokens prompt tokens over every model answer of the question (null: none reported)
  * @param completionTokens completion tokens likewise
+ * @param cost what the model answers' tokens cost at the prices configured when each call ran
+ *     (cs.outcomes.prices, per million tokens; 0 for a model without prices, null: no tokens)
  */
 public record QuestionRecord(
     String workflowId,
@@ -28,9 +30,16 @@ public record QuestionRecord(
     String model,
     Integer promptTokens,
     Integer completionTokens,
+    Double cost,
     long finishedAtEpochMillis) {
 
   public QuestionRecord {
     reasons = reasons == null ? List.of() : List.copyOf(reasons);
+    // 12 significant digits: sums of prices in binary floating point would read
+    // 4.709999999999999E-5
+    cost =
+        cost == null
+            ? null
+            : new java.math.BigDecimal(cost).round(new java.math.MathContext(12)).doubleValue();
   }
 }

@@ -21,6 +21,7 @@ public final class QuestionRecords {
   private String model;
   private Integer promptTokens;
   private Integer completionTokens;
+  private Double cost;
   private Long firstAnswerMillis;
   private List<String> reasons = List.of();
   private QuestionRecord finished;
@@ -41,11 +42,14 @@ public final class QuestionRecords {
     this.intent = intent;
   }
 
-  /** A model answered: its tokens add to the question's. */
-  public void answered(String model, Integer prompt, Integer completion) {
+  /** A model answered: its tokens and their cost add to the question's. */
+  public void answered(String model, Integer prompt, Integer completion, Double answerCost) {
     this.model = model;
     promptTokens = sum(promptTokens, prompt);
     completionTokens = sum(completionTokens, completion);
+    if (answerCost != null) {
+      cost = cost == null ? answerCost : cost + answerCost;
+    }
   }
 
   /** The facts of an earlier run of this question (a hand-over), null: none recorded. */
@@ -59,6 +63,7 @@ public final class QuestionRecords {
     model = earlier.model();
     promptTokens = earlier.promptTokens();
     completionTokens = earlier.completionTokens();
+    cost = earlier.cost();
     firstAnswerMillis = earlier.firstAnswerMillis();
     reasons = earlier.reasons();
     finished = earlier;
@@ -91,6 +96,7 @@ public final class QuestionRecords {
             model,
             promptTokens,
             completionTokens,
+            cost,
             Workflow.currentTimeMillis());
   }
 

@@ -66,7 +66,8 @@ final class ModelOutcome {
         return null;
       }
       QuestionRecords.current()
-          .answered(result.model(), result.promptTokens(), result.completionTokens());
+          .answered(
+              result.model(), result.promptTokens(), result.completionTokens(), result.cost());
       return result;
     } catch (ActivityFailure e) {
       String type = Problems.failureType(e);
