@@ -38,29 +38,24 @@ public final class ModelUsage {
     return new ModelUsage(new SimpleMeterRegistry(), Map.of());
   }
 
-  /** One response's usage, as the model client reported it (null: not reported). */
-  public void record(String model, Integer promptTokens, Integer completionTokens) {
+  /**
+   * Counts one response's usage, as the model client reported it, and returns what it cost at the
+   * configured prices (null: no usage reported).
+   */
+  public Double record(String model, Integer promptTokens, Integer completionTokens) {
     if (promptTokens == null && completionTokens == null) {
-      return;
+      return null;
     }
     String name = model == null ? "unknown" : model;
+    double cost = prices.getOrDefault(name, Prices.FREE).cost(promptTokens, completionTokens);
     tokens(name, "prompt").increment(orZero(promptTokens));
     tokens(name, "completion").increment(orZero(completionTokens));
     Counter.builder("cs_model_cost")
         .description("what the models' answers cost at the configured prices")
         .tag("model", name)
         .register(meters)
-        .increment(cost(name, promptTokens, completionTokens));
-  }
-
-  /** What one response's tokens cost at the configured prices (null: no usage reported). */
-  public Double cost(String model, Integer promptTokens, Integer completionTokens) {
-    if (promptTokens == null && completionTokens == null) {
-      return null;
-    }
-    return prices
-        .getOrDefault(model == null ? "unknown" : model, Prices.FREE)
-        .cost(promptTokens, completionTokens);
+        .increment(cost);
+    return cost;
   }
 
   private Counter tokens(String model, String kind) {

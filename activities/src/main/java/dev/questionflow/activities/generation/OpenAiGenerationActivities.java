@@ -258,7 +258,7 @@ public class OpenAiGenerationActivities implements GenerationActivities {
     TokenUsage tokens = response.tokenUsage();
     Integer promptTokens = tokens == null ? null : tokens.inputTokenCount();
     Integer completionTokens = tokens == null ? null : tokens.outputTokenCount();
-    usage.record(model.settings().modelName(), promptTokens, completionTokens);
+    Double cost = usage.record(model.settings().modelName(), promptTokens, completionTokens);
     boolean garbled =
         response.finishReason() != FinishReason.CONTENT_FILTER
             && OutputChecks.isGarbled(
@@ -308,7 +308,7 @@ public class OpenAiGenerationActivities implements GenerationActivities {
         model.settings().modelName(),
         promptTokens,
         completionTokens,
-        usage.cost(model.settings().modelName(), promptTokens, completionTokens));
+        cost);
   }
 
   private static long elapsedMillis(long startedNanos) {
