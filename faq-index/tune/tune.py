@@ -400,6 +400,28 @@ def mnrl_loss(a, p, labels, scale: float):
     return (f(sim, target) + f(sim.T, target)) / 2
 
 
+def entry_proxies(bert, encoder: Encoder, train):
+    """One learnable proxy per entry, started at the mean of its tuning phrasings' base embeddings."""
+    import torch
+
+    ids = sorted({fid for _, fid in train})
+    with torch.no_grad():
+        vecs = torch_embed(bert, encoder, [t for t, _ in train])
+    col = {fid: i for i, fid in enumerate(ids)}
+    sums = torch.zeros(len(ids), vecs.shape[1])
+    sums.index_add_(0, torch.tensor([col[fid] for _, fid in train]), vecs)
+    return col, torch.nn.Parameter(torch.nn.functional.normalize(sums, dim=-1))
+
+
+def proxy_loss(emb, labels, col, proxies, scale: float, smoothing: float):
+    """Normalised-softmax loss against every entry's proxy: each batch sees all entries, not only those in it."""
+    import torch
+
+    logits = emb @ torch.nn.functional.normalize(proxies, dim=-1).T * scale
+    target = torch.tensor([col[x] for x in labels])
+    return torch.nn.functional.cross_entropy(logits, target, label_smoothing=smoothing)
+
+
 def tune(bert, encoder: Encoder, train, args) -> dict:
     import torch
 
@@ -416,7 +438,14 @@ def tune(bert, encoder: Encoder, train, args) -> dict:
                 prm.requires_grad_(False)
                 frozen += prm.numel()
     trainable = [prm for prm in bert.parameters() if prm.requires_grad]
-    opt = torch.optim.AdamW(trainable, lr=args.lr, weight_decay=0.01)
+    groups = [{"params": trainable, "lr": args.lr, "weight_decay": 0.01}]
+    col, proxies = None, None
+    if args.proxy_weight > 0:
+        col, proxies = entry_proxies(bert, encoder, train)
+        groups.append({"params": [proxies], "lr": args.proxy_lr, "weight_decay": 0.0})
+        log(f"proxies: {len(col)} entries, weight {args.proxy_weight}, scale {args.proxy_scale}, lr {args.proxy_lr}, "
+            f"label smoothing {args.proxy_smoothing}")
+    opt = torch.optim.AdamW(groups)
     warm = max(1, int(steps * args.warmup))
     sched = torch.optim.lr_scheduler.LambdaLR(
         opt, lambda s: (s + 1) / warm if s < warm else max(0.0, (steps - s) / max(1, steps - warm)))
@@ -438,6 +467,9 @@ def tune(bert, encoder: Encoder, train, args) -> dict:
             labels = [x[2] for x in b]
             emb = torch_embed(bert, encoder, anchors + positives)
             loss = mnrl_loss(emb[: len(b)], emb[len(b) :], labels, args.scale)
+            if proxies is not None:
+                loss = loss + args.proxy_weight * proxy_loss(emb, labels + labels, col, proxies, args.proxy_scale,
+                                                             args.proxy_smoothing)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(trainable, 1.0)
             opt.step()
@@ -565,6 +597,11 @@ def main() -> None:
     ap.add_argument("--lr", type=float, default=3e-5)
     ap.add_argument("--warmup", type=float, default=0.1)
     ap.add_argument("--scale", type=float, default=20.0)
+    ap.add_argument("--proxy-weight", type=float, default=0.0,
+                    help="weight of a normalised-softmax loss against one learnable proxy per entry (0: none)")
+    ap.add_argument("--proxy-scale", type=float, default=30.0)
+    ap.add_argument("--proxy-lr", type=float, default=1e-3)
+    ap.add_argument("--proxy-smoothing", type=float, default=0.1)
     ap.add_argument("--train-max-tokens", type=int, default=48)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--knn-k", type=int, default=10)
@@ -688,8 +725,10 @@ def main() -> None:
             "versions": versions(),
             "seed": args.seed,
             "hyperparameters": {k: getattr(args, k) for k in ("epochs", "max_steps", "batch", "freeze_layers", "lr", "warmup", "scale",
+                                                              "proxy_weight", "proxy_scale", "proxy_lr", "proxy_smoothing",
                                                               "train_max_tokens", "heldout_fraction", "threads")},
-            "loss": "symmetric multiple-negatives ranking loss over pairs of phrasings of the same entry, same-entry in-batch negatives masked",
+            "loss": "symmetric multiple-negatives ranking loss over pairs of phrasings of the same entry, same-entry in-batch negatives masked"
+                    + (f" + {args.proxy_weight} x normalised-softmax loss against one learnable proxy per entry" if args.proxy_weight > 0 else ""),
             "base": {"jar": jar.name if jar else None, "onnx_sha256": sha256_file(base_onnx),
                      "tokenizer_sha256": sha256_file(tok_json), "quantized_jar_model": base_q_id},
             "data": {"entries_sha256": sha256_file(pack_dir / "entries.jsonl"),
@@ -705,6 +744,10 @@ def main() -> None:
         }
         (out_dir / "recipe.json").write_text(json.dumps(recipe, indent=2) + "\n", encoding="utf-8")
         log(f"wrote {rel((out_dir / 'recipe.json'), repo)}")
+        snippet = {"file": rel(q8, pack_dir) if q8.is_relative_to(pack_dir) else str(q8), "sha256": recipe["model"]["sha256"],
+                   "base": base_q_id, "pooling": "cls"}
+        log(f"to keep it (after its figures): add to {rel(pack_dir / 'pack.json', repo)}: \"encoder\": {json.dumps(snippet)}, "
+            "then calibrate with --split on the held-out file above (see faq-index/README.md)")
 
     # 6. figures
     if not args.no_figures:

@@ -23,17 +23,22 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class CachingEmbedder implements Embedder {
 
-  private static final Map<FaqEmbeddingModel, CachingEmbedder> SHARED = new ConcurrentHashMap<>();
+  private static final Map<String, CachingEmbedder> SHARED = new ConcurrentHashMap<>();
 
   private final FaqEmbeddingModel model;
+  private final String id;
+  private final java.util.function.Supplier<Embedder> loader;
   private final Path file;
   private final Map<String, float[]> cache = new ConcurrentHashMap<>();
   private volatile Embedder real;
   private volatile boolean dirty;
 
-  private CachingEmbedder(FaqEmbeddingModel model, Path file) {
+  private CachingEmbedder(
+      FaqEmbeddingModel model, String id, java.util.function.Supplier<Embedder> loader, Path dir) {
     this.model = model;
-    this.file = file;
+    this.id = id;
+    this.loader = loader;
+    this.file = dir.resolve(id + ".bin").toAbsolutePath();
     load();
   }
 
@@ -45,12 +50,30 @@ final class CachingEmbedder implements Embedder {
   /** One shared instance per model in this JVM, kept in {@code dir}. */
   static CachingEmbedder of(FaqEmbeddingModel model, Path dir) {
     return SHARED.computeIfAbsent(
-        model, m -> new CachingEmbedder(m, dir.resolve(m.id() + ".bin").toAbsolutePath()));
+        model.id(), id -> new CachingEmbedder(model, id, () -> Embedder.of(model), dir));
+  }
+
+  /**
+   * The pack's encoder ({@link Embedder#of(FaqPack)}), one shared instance per encoder id: a tuned
+   * model's id carries its checksum, so a new model never reads an old model's vectors.
+   */
+  static CachingEmbedder of(FaqPack pack, Path dir) {
+    if (pack.encoder() == null) {
+      return of(FaqEmbeddingModel.defaultFor(pack.language()), dir);
+    }
+    PackEncoder encoder = pack.encoder();
+    return SHARED.computeIfAbsent(
+        encoder.id(), id -> new CachingEmbedder(encoder.base(), id, () -> Embedder.of(pack), dir));
   }
 
   @Override
   public FaqEmbeddingModel model() {
     return model;
+  }
+
+  @Override
+  public String modelId() {
+    return id;
   }
 
   @Override
@@ -92,7 +115,7 @@ final class CachingEmbedder implements Embedder {
   /** The real model (loaded on first use). */
   synchronized Embedder real() {
     if (real == null) {
-      real = Embedder.of(model);
+      real = loader.get();
     }
     return real;
   }

@@ -3,15 +3,11 @@ package dev.questionflow.faq;
 import dev.questionflow.faq.FaqEvaluation.LabeledQuestion;
 import java.io.PrintStream;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Random;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -49,9 +45,22 @@ public final class Calibrator {
    * @param seed the split's shuffle
    * @param minAnswered semantic level: least share of in-scope questions answered
    * @param keywordOosAbstention keyword level: least share of out-of-scope questions abstained on
+   * @param split when not empty, one fixed split instead of the k folds: these phrasings are
+   *     matched against an index of the others. For a pack whose encoder was tuned on its phrasings
+   *     ({@code bin/faq tune}): every k-fold index would hold phrasings the encoder was tuned on,
+   *     so only the 20 % it never saw ({@code eval/tune-heldout.tsv}) calibrate honestly.
    */
-  public record Options(int folds, long seed, double minAnswered, double keywordOosAbstention) {
-    public static final Options DEFAULT = new Options(5, 42, 0.995, 0.95);
+  public record Options(
+      int folds,
+      long seed,
+      double minAnswered,
+      double keywordOosAbstention,
+      List<LabeledQuestion> split) {
+    public static final Options DEFAULT = new Options(5, 42, 0.995, 0.95, List.of());
+
+    public Options {
+      split = List.copyOf(split);
+    }
   }
 
   /**
@@ -64,6 +73,9 @@ public final class Calibrator {
   /** Mean and standard deviation of a figure over the folds. */
   record Spread(double mean, double sd) {
     static Spread of(double[] perFold) {
+      if (perFold.length == 1) {
+        return new Spread(perFold[0], Double.NaN);
+      }
       double mean = 0;
       for (double v : perFold) {
         mean += v / perFold.length;
@@ -77,7 +89,9 @@ public final class Calibrator {
 
     @Override
     public String toString() {
-      return String.format(Locale.ROOT, "%.2f ± %.2f %%", 100 * mean, 100 * sd);
+      return Double.isNaN(sd)
+          ? String.format(Locale.ROOT, "%.2f %%", 100 * mean)
+          : String.format(Locale.ROOT, "%.2f ± %.2f %%", 100 * mean, 100 * sd);
     }
   }
 
@@ -111,7 +125,8 @@ public final class Calibrator {
    *
    * @param heldOut texts of the validation files, never used here
    * @param outOfScope out-of-scope training questions
-   * @param models embedding model ids; empty: the pack language's default model
+   * @param models embedding model ids; empty: the pack's encoder (its tuned one, else the
+   *     language's default model)
    * @param embeddingCache where embeddings of pack texts are kept between runs
    * @param command the command line, written into the file
    */
@@ -127,12 +142,13 @@ public final class Calibrator {
     Calibrator calibrator = new Calibrator(pack, heldOut, outOfScope, options, log);
     KeywordCalibration.Result keyword = KeywordCalibration.run(calibrator);
     List<SemanticCalibration.Result> semantic = new ArrayList<>();
-    List<FaqEmbeddingModel> chosen =
+    List<CachingEmbedder> chosen =
         models.isEmpty()
-            ? List.of(FaqEmbeddingModel.defaultFor(pack.language()))
-            : models.stream().map(FaqEmbeddingModel::fromId).toList();
-    for (FaqEmbeddingModel model : chosen) {
-      CachingEmbedder embedder = CachingEmbedder.of(model, embeddingCache);
+            ? List.of(CachingEmbedder.of(pack, embeddingCache))
+            : models.stream()
+                .map(id -> CachingEmbedder.of(FaqEmbeddingModel.fromId(id), embeddingCache))
+                .toList();
+    for (CachingEmbedder embedder : chosen) {
       semantic.add(SemanticCalibration.run(calibrator, embedder, keyword.settings()));
       embedder.save();
     }
@@ -149,31 +165,50 @@ public final class Calibrator {
     out.append(
         String.format(
             Locale.ROOT,
-            """
-            # Calibration of FAQ pack %s, written by bin/faq calibrate: rerun it rather than edit by hand.
-            #   %s
-            # %d-fold cross-validation (seed %d) on the pack's %d phrasings not in the held-out files, with %d
-            """,
+            "# Calibration of FAQ pack %s, written by bin/faq calibrate: rerun it rather than edit by"
+                + " hand.%n#   %s%n",
             pack.id(),
-            command,
-            options.folds(),
-            options.seed(),
-            trainingSize(),
-            outOfScope.size()));
+            command));
     out.append(
-        exampleCount() == 0
-            ? """
+        options.split().isEmpty()
+            ? String.format(
+                Locale.ROOT,
+                "# %d-fold cross-validation (seed %d) on the pack's %d phrasings not in the held-out"
+                    + " files, with %d%n",
+                options.folds(),
+                options.seed(),
+                trainingSize(),
+                outOfScope.size())
+            : String.format(
+                Locale.ROOT,
+                "# one fixed split: %d phrasings matched against the pack's other phrasings not in"
+                    + " the held-out files, with %d%n",
+                trainingSize(),
+                outOfScope.size()));
+    if (!options.split().isEmpty()) {
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "# out-of-scope training questions (%d of them the pack's own out-of-scope examples: a"
+                  + " fifth asked, the rest kept in the index); the held-out files are only for"
+                  + " bin/faq eval. Figures on the split:%n",
+              exampleCount()));
+    } else {
+      out.append(
+          exampleCount() == 0
+              ? """
               # out-of-scope training questions; the held-out files are only for bin/faq eval. Out-of-fold figures,
               # mean ± standard deviation over the folds:
               """
-            : String.format(
-                Locale.ROOT,
-                """
+              : String.format(
+                  Locale.ROOT,
+                  """
                 # out-of-scope training questions (%d of them the pack's own out-of-scope examples, folded like the
                 # phrasings); the held-out files are only for bin/faq eval. Out-of-fold figures, mean ± standard
                 # deviation over the folds:
                 """,
-                exampleCount()));
+                  exampleCount()));
+    }
     out.append(
         String.format(
             Locale.ROOT,
@@ -237,66 +272,14 @@ public final class Calibrator {
     this.outOfScope = List.copyOf(outOfScope);
     this.options = options;
     this.log = log;
-    this.folds = folds(training(pack, this.heldOut), options.folds(), options.seed());
-    this.exampleFolds = exampleFolds(pack, this.heldOut, options.folds(), options.seed());
-  }
-
-  /** The pack's out-of-scope examples not held out, shuffled and dealt round-robin into k folds. */
-  static Map<String, Integer> exampleFolds(FaqPack pack, Set<String> heldOut, int k, long seed) {
-    Set<String> drop = FaqEvaluation.normalised(heldOut);
-    Set<String> distinct = new LinkedHashSet<>(); // in file order, so the seed alone deals them
-    for (String q : pack.outOfScope()) {
-      String n = FaqEvaluation.normalise(q);
-      if (!drop.contains(n)) {
-        distinct.add(n);
-      }
-    }
-    List<String> examples = new ArrayList<>(distinct);
-    Collections.shuffle(examples, new Random(seed));
-    Map<String, Integer> folds = new LinkedHashMap<>();
-    for (int i = 0; i < examples.size(); i++) {
-      folds.put(examples.get(i), i % k);
-    }
-    return folds;
-  }
-
-  /** The pack's phrasings without the held-out texts (compared as {@link FaqEvaluation} does). */
-  static List<LabeledQuestion> training(FaqPack pack, Set<String> heldOut) {
-    Set<String> drop = FaqEvaluation.normalised(heldOut);
-    Set<String> seen = new HashSet<>();
-    List<LabeledQuestion> out = new ArrayList<>();
-    for (FaqEntry e : pack.entries()) {
-      for (String p : e.phrasings()) {
-        String n = FaqEvaluation.normalise(p);
-        if (!drop.contains(n) && seen.add(n)) {
-          out.add(new LabeledQuestion(n, e.id()));
-        }
-      }
-    }
-    return out;
-  }
-
-  /** Per entry, shuffled with {@code new Random(seed)} and dealt round-robin into k folds. */
-  static List<List<LabeledQuestion>> folds(List<LabeledQuestion> all, int k, long seed) {
-    if (k < 2) {
-      throw new IllegalArgumentException("k-fold needs at least 2 folds, not " + k);
-    }
-    Map<String, List<LabeledQuestion>> byEntry = new LinkedHashMap<>();
-    all.forEach(q -> byEntry.computeIfAbsent(q.faqId(), x -> new ArrayList<>()).add(q));
-    List<List<LabeledQuestion>> folds = new ArrayList<>();
-    for (int f = 0; f < k; f++) {
-      folds.add(new ArrayList<>());
-    }
-    Random random = new Random(seed);
-    int next = 0;
-    for (List<LabeledQuestion> group : byEntry.values()) {
-      List<LabeledQuestion> shuffled = new ArrayList<>(group);
-      Collections.shuffle(shuffled, random);
-      for (LabeledQuestion q : shuffled) {
-        folds.get(next++ % k).add(q);
-      }
-    }
-    return folds;
+    List<LabeledQuestion> training = CalibrationSplits.training(pack, this.heldOut);
+    this.folds =
+        options.split().isEmpty()
+            ? CalibrationSplits.folds(training, options.folds(), options.seed())
+            : List.of(CalibrationSplits.splitFold(training, options.split()));
+    // with a fixed split, fold 0's out-of-scope examples are asked and the others stay in the index
+    this.exampleFolds =
+        CalibrationSplits.exampleFolds(pack, this.heldOut, options.folds(), options.seed());
   }
 
   int trainingSize() {

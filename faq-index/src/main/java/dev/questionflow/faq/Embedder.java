@@ -8,7 +8,10 @@ import java.util.List;
  */
 interface Embedder extends AutoCloseable {
 
-  /** The model whose vectors these are. */
+  /**
+   * The model whose tokenizer, prefix and language these vectors use: for a pack's tuned encoder,
+   * its base model (the vectors are the tuned weights'; {@link #modelId()} tells them apart).
+   */
   FaqEmbeddingModel model();
 
   /** Id of the model (part of the stored index fingerprint). */
@@ -32,11 +35,27 @@ interface Embedder extends AutoCloseable {
 
   /** The model's ONNX weights and tokenizer run in-process (see {@link OnnxEncoder}). */
   static Embedder of(FaqEmbeddingModel model) {
+    offline();
+    return new OnnxEncoder(model, threads());
+  }
+
+  /** The pack's tuned encoder when its pack.json names one, else its language's default model. */
+  static Embedder of(FaqPack pack) {
+    if (pack.encoder() == null) {
+      return of(FaqEmbeddingModel.defaultFor(pack.language()));
+    }
+    offline();
+    return new OnnxEncoder(pack.encoder(), threads());
+  }
+
+  private static int threads() {
+    return Integer.getInteger("faq.onnx.threads", OnnxEncoder.DEFAULT_INTRA_OP_THREADS);
+  }
+
+  private static void offline() {
     if (System.getProperty("ai.djl.offline") == null) {
       System.setProperty("ai.djl.offline", "true"); // the tokenizer library never tries the network
     }
-    return new OnnxEncoder(
-        model, Integer.getInteger("faq.onnx.threads", OnnxEncoder.DEFAULT_INTRA_OP_THREADS));
   }
 
   static float[] normalise(float[] v) {

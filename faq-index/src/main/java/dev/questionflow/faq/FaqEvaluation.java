@@ -264,7 +264,8 @@ public final class FaqEvaluation {
         pack.attribution(),
         entries,
         pack.intentRules(),
-        pack.outOfScope().stream().filter(q -> !drop.contains(normalise(q))).toList());
+        pack.outOfScope().stream().filter(q -> !drop.contains(normalise(q))).toList(),
+        pack.encoder());
   }
 
   /** The texts {@link #normalise}d, as a set to look phrasings up in. */

@@ -13,6 +13,8 @@ import java.util.Optional;
  * @param outOfScope questions the pack must not answer, written the way customers ask off-topic
  *     things ({@code out_of_scope.txt}): the semantic level abstains on a question nearer to one of
  *     them than to the pack's phrasings ({@link SemanticSettings#minOutOfScopeGap})
+ * @param encoder the encoder tuned to this pack that its {@code pack.json} names, or null: the
+ *     language's default model ({@link FaqEmbeddingModel#defaultFor})
  */
 public record FaqPack(
     String id,
@@ -21,7 +23,8 @@ public record FaqPack(
     String attribution,
     List<FaqEntry> entries,
     List<IntentRule> intentRules,
-    List<String> outOfScope) {
+    List<String> outOfScope,
+    PackEncoder encoder) {
 
   public FaqPack {
     Objects.requireNonNull(id, "id");
@@ -29,6 +32,18 @@ public record FaqPack(
     entries = entries == null ? List.of() : List.copyOf(entries);
     intentRules = intentRules == null ? List.of() : List.copyOf(intentRules);
     outOfScope = outOfScope == null ? List.of() : List.copyOf(outOfScope);
+  }
+
+  /** A pack that uses its language's default encoder. */
+  public FaqPack(
+      String id,
+      String name,
+      String language,
+      String attribution,
+      List<FaqEntry> entries,
+      List<IntentRule> intentRules,
+      List<String> outOfScope) {
+    this(id, name, language, attribution, entries, intentRules, outOfScope, null);
   }
 
   /** A pack without out-of-scope examples. */
@@ -44,7 +59,17 @@ public record FaqPack(
 
   /** The same pack with these entries (its out-of-scope examples and rules kept). */
   public FaqPack withEntries(List<FaqEntry> replaced) {
-    return new FaqPack(id, name, language, attribution, replaced, intentRules, outOfScope);
+    return new FaqPack(id, name, language, attribution, replaced, intentRules, outOfScope, encoder);
+  }
+
+  /** The same pack with the language's default encoder instead of its tuned one. */
+  public FaqPack withDefaultEncoder() {
+    return new FaqPack(id, name, language, attribution, entries, intentRules, outOfScope, null);
+  }
+
+  /** Id of the encoder this pack's vectors come from: its tuned one, or the language default. */
+  public String encoderId() {
+    return encoder != null ? encoder.id() : FaqEmbeddingModel.defaultFor(language).id();
   }
 
   /** The entry with this id, if any. */

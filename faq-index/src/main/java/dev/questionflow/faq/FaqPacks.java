@@ -164,7 +164,8 @@ public final class FaqPacks {
         attribution,
         entries,
         rules,
-        readOutOfScope(source));
+        readOutOfScope(source),
+        PackEncoder.read(meta, id, language, source, file));
   }
 
   /**
@@ -381,7 +382,7 @@ public final class FaqPacks {
     return location == null || location.getLineNr() < 1 ? 1 : location.getLineNr();
   }
 
-  private static IllegalArgumentException invalid(String file, int line, String message) {
+  static IllegalArgumentException invalid(String file, int line, String message) {
     return invalid(file, line, message, null);
   }
 

@@ -124,11 +124,10 @@ public final class LearningCurve {
       KeywordFaqIndex keyword = KeywordFaqIndex.build(pack);
       return new Learner(keyword, keyword::apply, keyword::close);
     }
-    FaqEmbeddingModel model = FaqEmbeddingModel.defaultFor(pack.language());
-    CachingEmbedder embedder = CachingEmbedder.of(model, embeddingCache);
+    CachingEmbedder embedder = CachingEmbedder.of(pack, embeddingCache);
     SemanticFaqIndex semantic =
         SemanticFaqIndex.build(
-            pack, embedder, SemanticSettings.forPack(pack.id(), model.id()), false);
+            pack, embedder, SemanticSettings.forPack(pack.id(), embedder.modelId()), false);
     return new Learner(
         semantic,
         semantic::apply,

@@ -41,6 +41,7 @@ final class OnnxEncoder implements Embedder {
   private static final int BATCH = 32;
 
   private final FaqEmbeddingModel model;
+  private final String id;
   private final OrtEnvironment env;
   private final OrtSession session;
   private final HuggingFaceTokenizer tokenizer;
@@ -58,7 +59,18 @@ final class OnnxEncoder implements Embedder {
   private boolean closed;
 
   OnnxEncoder(FaqEmbeddingModel model, int intraOpThreads) {
+    this(model, model.id(), null, model.clsPooling(), intraOpThreads);
+  }
+
+  /** A pack's tuned encoder: its own weights (checked against pack.json), its base's tokenizer. */
+  OnnxEncoder(PackEncoder encoder, int intraOpThreads) {
+    this(encoder.base(), encoder.id(), encoder.weights(), encoder.clsPooling(), intraOpThreads);
+  }
+
+  private OnnxEncoder(
+      FaqEmbeddingModel model, String id, byte[] weights, boolean clsPooling, int intraOpThreads) {
     this.model = model;
+    this.id = id;
     ClassLoader cl = FaqEmbeddingModel.class.getClassLoader();
     try (InputStream onnx = cl.getResourceAsStream(model.resource() + ".onnx");
         InputStream tok = cl.getResourceAsStream(model.resource() + "-tokenizer.json")) {
@@ -80,7 +92,7 @@ final class OnnxEncoder implements Embedder {
                   "true",
                   "maxLength",
                   Integer.toString(MAX_TOKENS)));
-      byte[] bytes = onnx.readAllBytes();
+      byte[] bytes = weights != null ? weights : onnx.readAllBytes();
       this.env = OrtEnvironment.getEnvironment();
       try (OrtSession.SessionOptions opts = new OrtSession.SessionOptions()) {
         opts.setIntraOpNumThreads(intraOpThreads);
@@ -95,13 +107,18 @@ final class OnnxEncoder implements Embedder {
           session.getOutputNames().contains("last_hidden_state")
               ? "last_hidden_state"
               : session.getOutputNames().iterator().next();
-      this.clsPooling = model.clsPooling();
+      this.clsPooling = clsPooling;
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot read embedding model " + model.id(), e);
+      throw new UncheckedIOException("Cannot read embedding model " + id, e);
     } catch (OrtException e) {
       throw new IllegalStateException(
-          "Cannot load embedding model " + model.id() + ": " + e.getMessage(), e);
+          "Cannot load embedding model " + id + ": " + e.getMessage(), e);
     }
+  }
+
+  @Override
+  public String modelId() {
+    return id;
   }
 
   @Override
@@ -123,7 +140,7 @@ final class OnnxEncoder implements Embedder {
     open.readLock().lock();
     try {
       if (closed) {
-        throw new IllegalStateException("the embedding model " + model.id() + " is closed");
+        throw new IllegalStateException("the embedding model " + id + " is closed");
       }
       return use.get();
     } finally {

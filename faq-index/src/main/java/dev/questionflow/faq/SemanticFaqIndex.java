@@ -87,20 +87,23 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
   }
 
   /**
-   * Builds everything in memory with the pack language's default model ({@link
-   * FaqEmbeddingModel#defaultFor}).
+   * Builds everything in memory with the pack's encoder: the one tuned to it when its pack.json
+   * names one, else the language's default model ({@link FaqEmbeddingModel#defaultFor}).
    */
   public static SemanticFaqIndex build(FaqPack pack) {
-    return build(pack, FaqEmbeddingModel.defaultFor(pack.language()));
+    return build(pack, Embedder.of(pack));
   }
 
   /**
    * Builds everything in memory (embeds every phrasing: ~10-60 s for 10,000 phrasings on 2 cores).
    */
   public static SemanticFaqIndex build(FaqPack pack, FaqEmbeddingModel model) {
-    Embedder embedder = Embedder.of(model);
+    return build(pack, Embedder.of(model));
+  }
+
+  private static SemanticFaqIndex build(FaqPack pack, Embedder embedder) {
     try {
-      return build(pack, embedder, SemanticSettings.forPack(pack.id(), model.id()), true);
+      return build(pack, embedder, SemanticSettings.forPack(pack.id(), embedder.modelId()), true);
     } catch (RuntimeException e) {
       embedder.close();
       throw e;
@@ -137,9 +140,9 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
     }
   }
 
-  /** {@link #open(FaqPack, FaqEmbeddingModel, Path)} with the pack language's default model. */
+  /** {@link #open(FaqPack, FaqEmbeddingModel, Path)} with the pack's encoder. */
   public static SemanticFaqIndex open(FaqPack pack, Path indexDir) {
-    return open(pack, FaqEmbeddingModel.defaultFor(pack.language()), indexDir);
+    return open(pack, Embedder.of(pack), indexDir, null);
   }
 
   /**
@@ -151,7 +154,7 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
    *     KeywordFaqIndex})
    */
   public static SemanticFaqIndex open(FaqPack pack, FaqEmbeddingModel model, Path indexDir) {
-    return open(pack, model, indexDir, null);
+    return open(pack, Embedder.of(model), indexDir, null);
   }
 
   /**
@@ -160,18 +163,17 @@ public final class SemanticFaqIndex implements FaqMatcher, AutoCloseable {
    * caller keeps owning it: closing this index does not close it.
    */
   public static SemanticFaqIndex open(FaqPack pack, Path indexDir, KeywordFaqIndex keyword) {
-    return open(pack, FaqEmbeddingModel.defaultFor(pack.language()), indexDir, keyword);
+    return open(pack, Embedder.of(pack), indexDir, keyword);
   }
 
   private static SemanticFaqIndex open(
-      FaqPack pack, FaqEmbeddingModel model, Path indexDir, KeywordFaqIndex sharedKeyword) {
-    Embedder embedder = Embedder.of(model);
+      FaqPack pack, Embedder embedder, Path indexDir, KeywordFaqIndex sharedKeyword) {
     try {
       return open(
           pack,
           embedder,
           indexDir,
-          SemanticSettings.forPack(pack.id(), model.id()),
+          SemanticSettings.forPack(pack.id(), embedder.modelId()),
           true,
           sharedKeyword);
     } catch (RuntimeException e) {

@@ -39,8 +39,8 @@ class CalibratorTest {
     List<String> heldOut = new ArrayList<>();
     pack.entries().forEach(e -> heldOut.add(e.phrasings().get(0)));
 
-    List<LabeledQuestion> training = Calibrator.training(pack, new HashSet<>(heldOut));
-    List<List<LabeledQuestion>> folds = Calibrator.folds(training, 5, 42);
+    List<LabeledQuestion> training = CalibrationSplits.training(pack, new HashSet<>(heldOut));
+    List<List<LabeledQuestion>> folds = CalibrationSplits.folds(training, 5, 42);
 
     assertThat(FaqEvaluation.texts(training)).doesNotContainAnyElementsOf(heldOut);
     List<LabeledQuestion> union = folds.stream().flatMap(List::stream).toList();
@@ -57,14 +57,60 @@ class CalibratorTest {
       perEntry.forEach(
           (id, n) -> assertThat(inFold.getOrDefault(id, 0L)).isBetween(n / 5, (n + 4) / 5));
     }
-    assertThat(Calibrator.folds(training, 5, 42)).isEqualTo(folds);
+    assertThat(CalibrationSplits.folds(training, 5, 42)).isEqualTo(folds);
+  }
+
+  @Test
+  void aFixedSplitIsOneFoldOfTrainingPhrasingsAndRefusesAnythingElse() {
+    FaqPack pack = FaqPacks.loadFromClasspath("ecommerce-zh");
+    List<String> heldOut = new ArrayList<>();
+    pack.entries().forEach(e -> heldOut.add(e.phrasings().get(0)));
+    List<LabeledQuestion> training = CalibrationSplits.training(pack, new HashSet<>(heldOut));
+    FaqEntry first = pack.entries().get(0);
+    List<LabeledQuestion> split =
+        List.of(
+            new LabeledQuestion(first.phrasings().get(1), first.id()),
+            new LabeledQuestion(" " + first.phrasings().get(2) + " ", first.id()));
+
+    List<LabeledQuestion> fold = CalibrationSplits.splitFold(training, split);
+    assertThat(fold)
+        .extracting(LabeledQuestion::text)
+        .containsExactly(
+            FaqEvaluation.normalise(first.phrasings().get(1)),
+            FaqEvaluation.normalise(first.phrasings().get(2)));
+    // a held-out text, a phrasing filed under another entry, a text of no entry: refused
+    String other = pack.entries().get(1).id();
+    for (LabeledQuestion bad :
+        List.of(
+            new LabeledQuestion(first.phrasings().get(0), first.id()),
+            new LabeledQuestion(first.phrasings().get(1), other),
+            new LabeledQuestion("no such phrasing", first.id()))) {
+      org.assertj.core.api.Assertions.assertThatThrownBy(
+              () -> CalibrationSplits.splitFold(training, List.of(bad)))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("outside the held-out files");
+    }
+    Calibrator calibrator =
+        new Calibrator(
+            pack,
+            heldOut,
+            pack.outOfScope(),
+            new Calibrator.Options(5, 42, 0.995, 0.95, split),
+            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+    assertThat(calibrator.folds()).containsExactly(fold);
+    FaqPack index = calibrator.foldPack(0);
+    Set<String> phrasings = new HashSet<>();
+    index.entries().forEach(e -> phrasings.addAll(e.phrasings()));
+    assertThat(phrasings).doesNotContainAnyElementsOf(FaqEvaluation.texts(fold));
+    assertThat(phrasings).doesNotContainAnyElementsOf(heldOut);
+    assertThat(phrasings).contains(first.phrasings().get(3));
   }
 
   @Test
   void aFoldIsMatchedAgainstAnIndexWithoutIt() {
     FaqPack pack = FaqPacks.loadFromClasspath("ecommerce-zh");
-    List<LabeledQuestion> training = Calibrator.training(pack, Set.of());
-    List<LabeledQuestion> fold = Calibrator.folds(training, 5, 42).get(0);
+    List<LabeledQuestion> training = CalibrationSplits.training(pack, Set.of());
+    List<LabeledQuestion> fold = CalibrationSplits.folds(training, 5, 42).get(0);
     FaqPack index = FaqEvaluation.unseen(pack, fold);
     Set<String> phrasings = new HashSet<>();
     index.entries().forEach(e -> phrasings.addAll(e.phrasings()));
@@ -106,7 +152,7 @@ class CalibratorTest {
     String[] words = command.split(" ");
     for (int i = 0; i < words.length; i++) {
       args.add(words[i]);
-      if (Set.of("--holdout", "--oos").contains(words[i])) {
+      if (Set.of("--holdout", "--oos", "--split").contains(words[i])) {
         Path file = REPO.resolve(words[++i]).normalize();
         if (!Files.isRegularFile(file)) {
           Datasets.require(false, file.toString());

@@ -59,7 +59,7 @@ public final class FaqCli {
       usage: bin/faq match --pack PACK [--level semantic|keyword] [--index-dir DIR]   (questions on stdin, one per line)
              bin/faq eval  --pack PACK --labeled FILE.tsv [--oos FILE.tsv]... [--level semantic|keyword] [--index-dir DIR]
              bin/faq index --pack PACK [--level semantic|keyword] [--index-dir DIR]  (build or reuse the stored index)
-             bin/faq calibrate --pack PACK [--oos FILE.tsv]... [--holdout FILE.tsv]... [--model ID]... [--folds 5]
+             bin/faq calibrate --pack PACK [--oos FILE.tsv]... [--holdout FILE.tsv]... [--model ID]... [--folds 5 | --split FILE.tsv]
                                [--min-answered 0.995] [--keyword-oos-abstention 0.95] [--out FILE]
              bin/faq learn-curve --pack PACK [--level semantic|keyword] [--questions FILE.tsv] [--order shuffled|file]
                                [--block 500] [--start-phrasings 3] [--phrasing-stream N] [--out FILE.json]
@@ -70,7 +70,8 @@ public final class FaqCli {
         calibrate chooses the pack's tuned numbers by k-fold cross-validation on its phrasings without the
         --holdout files' texts, with --oos as out-of-scope training questions (default: the pack's own
         out_of_scope.txt, folded like the phrasings), and writes them (with the command and the folds' figures)
-        to faq-index/packs/PACK/calibration.properties or --out.
+        to faq-index/packs/PACK/calibration.properties or --out. --split FILE.tsv replaces the folds with one
+        split: its questions (phrasings of the pack) against the others; for a tuned encoder, its tune-heldout.tsv.
         learn-curve starts the level's matcher from the first --start-phrasings phrasings of each entry and
         replays unseen questions in order: each one abstained on or answered wrongly is filed as a phrasing
         of its true entry (the overlay staff replies use); prints the hit rate (correct answers / questions)
@@ -156,7 +157,8 @@ public final class FaqCli {
                     options.folds,
                     Calibrator.Options.DEFAULT.seed(),
                     options.minAnswered,
-                    options.keywordOosAbstention),
+                    options.keywordOosAbstention,
+                    options.split == null ? List.of() : FaqEvaluation.readLabeled(options.split)),
                 options.models,
                 options.indexDir.resolve("embedding-cache"),
                 calibrateCommand(options),
@@ -192,6 +194,9 @@ public final class FaqCli {
     options.holdout.forEach(f -> command.append(" --holdout ").append(relative(repo, f)));
     options.oos.forEach(f -> command.append(" --oos ").append(relative(repo, f)));
     options.models.forEach(m -> command.append(" --model ").append(m));
+    if (options.split != null) {
+      command.append(" --split ").append(relative(repo, options.split));
+    }
     if (options.folds != Calibrator.Options.DEFAULT.folds()) {
       command.append(" --folds ").append(options.folds);
     }
@@ -303,6 +308,7 @@ public final class FaqCli {
     Path indexDir = Path.of("data", "faq-index");
     Path labeled;
     Path out;
+    Path split;
     int folds = Calibrator.Options.DEFAULT.folds();
     double minAnswered = Calibrator.Options.DEFAULT.minAnswered();
     double keywordOosAbstention = Calibrator.Options.DEFAULT.keywordOosAbstention();
@@ -339,6 +345,7 @@ public final class FaqCli {
           case "--holdout" -> options.holdout.add(existing(value));
           case "--model" -> options.models.add(value);
           case "--out" -> options.out = Path.of(value);
+          case "--split" -> options.split = existing(value);
           case "--questions" -> options.questions = existing(value);
           case "--block" -> options.block = (int) number(flag, value, 1, 1_000_000);
           case "--start-phrasings" -> options.startPhrasings = (int) number(flag, value, 0, 1_000);

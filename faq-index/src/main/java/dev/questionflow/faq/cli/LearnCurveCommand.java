@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.questionflow.faq.Calibrator;
-import dev.questionflow.faq.FaqEmbeddingModel;
 import dev.questionflow.faq.FaqEvaluation;
 import dev.questionflow.faq.FaqEvaluation.LabeledQuestion;
 import dev.questionflow.faq.FaqPack;
@@ -58,9 +57,7 @@ final class LearnCurveCommand {
             + " phrasings of each of the %d entries (+ its standard question)%n",
         pack.id(),
         options.level,
-        "keyword".equals(options.level)
-            ? ""
-            : " (" + FaqEmbeddingModel.defaultFor(pack.language()).id() + ")",
+        "keyword".equals(options.level) ? "" : " (" + pack.encoderId() + ")",
         options.startPhrasings,
         start.entries().size());
     out.println(
