@@ -151,6 +151,6 @@ class PublishedStatuses {
 
   /** No change follows: answered for good, or failed. */
   private static boolean isFinal(QuestionStatus status) {
-    return status.stage() == Stage.FAILED || StatusStreams.isFinal(status);
+    return status.stage() == Stage.FAILED || StatusEvents.isFinal(status);
   }
 }

@@ -20,13 +20,10 @@ import dev.questionflow.workflows.question.QuestionPolicy;
 import dev.questionflow.workflows.question.QuestionStatus;
 import dev.questionflow.workflows.question.QuestionWorkflow;
 import dev.questionflow.workflows.question.Stage;
-import dev.questionflow.workflows.session.SessionJoin;
 import dev.questionflow.workflows.session.SessionKeys;
-import dev.questionflow.workflows.session.SessionTurn;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.temporal.api.common.v1.WorkflowExecution;
-import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
@@ -59,7 +56,7 @@ public class QuestionService {
   private final Timer startTimer;
   private final QuestionPolicy policy;
   private final String taskQueue;
-  private final SessionActivitiesImpl sessions;
+  private final SessionLine sessionLine;
   private final WorkflowIds ids;
   private final LegacyQuestionIds legacyIds;
   private final RecentSubmits recent;
@@ -91,7 +88,7 @@ public class QuestionService {
     this.statuses = statuses;
     this.publishing = streams.enabled();
     this.statusReads = statusReads;
-    this.sessions = sessions;
+    this.sessionLine = new SessionLine(sessions, client);
     this.ids = ids;
     this.legacyIds = legacyIds;
     LazyRedis shared = redis.getIfAvailable();
@@ -236,7 +233,7 @@ public class QuestionService {
                           .set(SearchAttributes.ID_FORMAT, "2") // see LegacyQuestionIds
                           .build())
                   .build());
-      joinSessionLine(sessionKey, workflowId);
+      sessionLine.join(sessionKey, workflowId);
       boolean duplicate = false;
       try {
         WorkflowExecution execution =
@@ -246,12 +243,12 @@ public class QuestionService {
       } catch (WorkflowExecutionAlreadyStarted e) {
         duplicate = true;
         log.info("duplicate submit of an accepted question");
-        leaveLineIfClosed(sessionKey, workflowId);
+        sessionLine.leaveIfClosed(sessionKey, workflowId);
         askedAgain(workflowId);
       } catch (RuntimeException e) {
         // not accepted: the caller gets an error and will retry; the line must not wait for a
         // question that never ran
-        leaveLine(sessionKey, workflowId);
+        sessionLine.leave(sessionKey, workflowId);
         recent.forget(workflowId);
         throw e;
       }
@@ -316,32 +313,6 @@ public class QuestionService {
   }
 
   /**
-   * The session's line is ordered by arrival here, at the API, before the workflow starts: two
-   * messages sent 10 ms apart to two instances would otherwise join in the order their workflows
-   * happen to run. The workflow's own JoinSession is idempotent and returns the predecessor
-   * recorded now. If Redis is unreachable the workflow joins later itself (and its join is
-   * bounded), so accepting never fails for it.
-   */
-  private void joinSessionLine(String sessionId, String workflowId) {
-    try {
-      sessions.joinSession(new SessionJoin(sessionId, workflowId));
-    } catch (RuntimeException e) {
-      log.warn(
-          "session line unavailable at accept, the workflow will join it itself: {}", e.toString());
-    }
-  }
-
-  private void leaveLine(String sessionId, String workflowId) {
-    try {
-      sessions.finishSessionTurn(new SessionTurn(sessionId, workflowId, null, null, null));
-    } catch (RuntimeException e) {
-      log.warn(
-          "could not take a question that was not accepted out of its session line: {}",
-          e.toString());
-    }
-  }
-
-  /**
    * The caller sent a question again that it had sent before: its customer is waiting now, which
    * the workflow is told (QuestionWorkflow#askedAgain), once a window per question so that a
    * client's loop costs one signal. A question already answered has nothing to do with it.
@@ -356,23 +327,6 @@ public class QuestionService {
       // answered and closed: the answer is there to read
     } catch (RuntimeException e) {
       log.warn("could not tell a question it was asked again: {}", e.toString());
-    }
-  }
-
-  /**
-   * A resubmit of a question that already finished, made after its session expired from the line,
-   * has just joined the line again: take it out, or the session's next question would wait for it.
-   * (A resubmit of a running question changed nothing: its join was a no-op.)
-   */
-  private void leaveLineIfClosed(String sessionId, String workflowId) {
-    try {
-      WorkflowExecutionStatus status =
-          client.newUntypedWorkflowStub(workflowId).describe().getStatus();
-      if (status != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
-        leaveLine(sessionId, workflowId);
-      }
-    } catch (RuntimeException e) {
-      log.warn("could not check a resubmitted question: {}", e.toString());
     }
   }
 

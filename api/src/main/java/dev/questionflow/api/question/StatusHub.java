@@ -6,7 +6,6 @@ import dev.questionflow.activities.status.StatusStore;
 import dev.questionflow.api.config.CsProperties;
 import dev.questionflow.api.config.StatusStreamsProperties;
 import dev.questionflow.api.role.Role;
-import dev.questionflow.workflows.lane.LaneSnapshot;
 import dev.questionflow.workflows.question.QuestionStatus;
 import dev.questionflow.workflows.question.Stage;
 import io.micrometer.core.instrument.Gauge;
@@ -14,11 +13,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -54,25 +50,13 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
   private final StatusStore store;
   private final Function<String, PublishedStatus> published;
   private final Predicate<PublishedStatus> contradicted;
-  private final List<String> laneQueues;
-  private final LaneLedgerActivities lanes;
   private final boolean enabled;
   private final Duration silence;
   private final Predicate<PublishedStatus> receivedStillDue;
-  private final Duration laneRefresh;
-  private final Map<String, Watched> watched = new ConcurrentHashMap<>();
+  private final Map<String, WatchedQuestion> watched = new ConcurrentHashMap<>();
 
-  /** Lanes with a notice not yet acted on, and the earliest notice's time (epoch ms). */
-  private final Map<String, Long> lanesChanged = new ConcurrentHashMap<>();
-
-  /** When each lane was last refreshed (epoch ms). */
-  private final Map<String, Long> lastRefresh = new ConcurrentHashMap<>();
-
-  /** Questions published as waiting, not yet shown with their place (the hub's thread only). */
-  private final Set<Watched> unplaced = new LinkedHashSet<>();
-
-  /** Whether {@link #placeUnplaced} is due (the hub's thread only). */
-  private boolean placing;
+  /** The waiting questions' places in line. */
+  private final LanePlaces places;
 
   private final ScheduledExecutorService worker =
       Executors.newSingleThreadScheduledExecutor(
@@ -136,12 +120,10 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
     this.store = store;
     this.published = published;
     this.contradicted = contradicted;
-    this.laneQueues = laneQueues;
-    this.lanes = lanes;
     this.enabled = enabled;
     this.silence = silence;
     this.receivedStillDue = receivedStillDue;
-    this.laneRefresh = laneRefresh;
+    this.places = new LanePlaces(worker, laneQueues, lanes, laneRefresh, watched.values());
     Gauge.builder("cs_status_streamed_questions", watched, Map::size)
         .description("Questions this instance's event streams watch")
         .register(meters);
@@ -162,39 +144,17 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
     worker.shutdownNow();
   }
 
-  /** One watched question. Its fields are written on the hub's thread only. */
-  private static final class Watched {
-    final String workflowId;
-    final Set<StatusStreams.Watcher> watchers = ConcurrentHashMap.newKeySet();
-    volatile PublishedStatus latest;
-    volatile QuestionStatus shown;
-    long shownPublishedAt;
-    long heardAtMillis = System.currentTimeMillis();
-
-    /** The lane it was last seen waiting for, null: none yet. */
-    String lane;
-
-    /** Whether its key was read since it is watched (once for all its streams). */
-    boolean read;
-
-    long deadline = -1;
-
-    Watched(String workflowId) {
-      this.workflowId = workflowId;
-    }
-  }
-
   @Override
   public Runnable watch(String workflowId, StatusStreams.Watcher watcher) {
     if (!enabled) {
       return () -> {};
     }
     boolean[] added = {false};
-    Watched entry =
+    WatchedQuestion entry =
         watched.compute(
             workflowId,
             (id, current) -> {
-              Watched e = current == null ? new Watched(id) : current;
+              WatchedQuestion e = current == null ? new WatchedQuestion(id) : current;
               added[0] = current == null;
               e.watchers.add(watcher);
               return e;
@@ -225,13 +185,13 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
     if (!enabled || !store.live()) {
       return false;
     }
-    Watched entry = watched.get(workflowId);
+    WatchedQuestion entry = watched.get(workflowId);
     return entry != null && trusted(entry.latest);
   }
 
   @Override
   public QuestionStatus shown(String workflowId) {
-    Watched entry = watched.get(workflowId);
+    WatchedQuestion entry = watched.get(workflowId);
     return entry != null && covers(workflowId) ? entry.shown : null;
   }
 
@@ -244,7 +204,7 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
 
   @Override
   public void status(String workflowId, long version, Supplier<PublishedStatus> opened) {
-    Watched entry = watched.get(workflowId);
+    WatchedQuestion entry = watched.get(workflowId);
     if (entry == null) {
       return; // not streamed here: not even unsealed
     }
@@ -264,13 +224,7 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
 
   @Override
   public void lane(String lane, long atMillis) {
-    if (lanesChanged.putIfAbsent(lane, atMillis) == null) {
-      // at once, unless the lane was refreshed within the interval: then when it ends (the notices
-      // meanwhile are one refresh), so a busy lane costs at most one refresh per interval
-      long last = lastRefresh.getOrDefault(lane, 0L);
-      long delay = Math.max(0, last + laneRefresh.toMillis() - System.currentTimeMillis());
-      worker.schedule(() -> refresh(lane), delay, TimeUnit.MILLISECONDS);
-    }
+    places.laneChanged(lane, atMillis);
   }
 
   @Override
@@ -284,161 +238,19 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
 
   // ---- on the hub's thread
 
-  private void accept(Watched entry, PublishedStatus published) {
+  private void accept(WatchedQuestion entry, PublishedStatus published) {
     entry.latest = published;
     entry.heardAtMillis = System.currentTimeMillis();
     if (published.status().stage() == Stage.WAITING_IN_QUEUE) {
       // shown with its place, found together with the others' that joined a line meanwhile
-      unplaced.add(entry);
-      if (!placing) {
-        placing = true;
-        worker.execute(this::placeUnplaced);
-      }
+      places.waiting(entry);
       return;
     }
-    show(entry, published.status(), published.publishedAtMillis());
+    entry.show(published.status(), published.publishedAtMillis());
   }
-
-  /**
-   * The questions published as waiting since the last run, each with its place in the line it waits
-   * in: a few ledger calls per lane for all of them, not a few per question (when a line forms,
-   * hundreds join it within seconds, and this thread carries every stream's changes).
-   */
-  private void placeUnplaced() {
-    placing = false;
-    List<Watched> left = new ArrayList<>();
-    for (Watched entry : unplaced) {
-      if (entry.latest.status().stage() == Stage.WAITING_IN_QUEUE) {
-        left.add(entry); // else it moved on before it was placed
-      }
-    }
-    unplaced.clear();
-    try {
-      for (String lane : laneQueues) {
-        if (left.isEmpty()) {
-          break;
-        }
-        Map<String, LaneSnapshot> places =
-            lanes.snapshotsIfWaiting(lane, left.stream().map(entry -> entry.workflowId).toList());
-        if (places.isEmpty()) {
-          continue;
-        }
-        List<Watched> inLane =
-            left.stream().filter(entry -> places.containsKey(entry.workflowId)).toList();
-        long[] deadlines =
-            lanes.deadlinesIn(lane, inLane.stream().map(entry -> entry.workflowId).toList());
-        for (int i = 0; i < deadlines.length; i++) {
-          Watched entry = inLane.get(i);
-          entry.lane = lane;
-          entry.deadline = deadlines[i];
-          show(
-              entry,
-              place(entry, entry.latest.status(), places.get(entry.workflowId)),
-              entry.latest.publishedAtMillis());
-        }
-        left.removeAll(inLane);
-      }
-      for (Watched entry : left) {
-        show(
-            entry,
-            StatusReads.leftTheLine(entry.latest.status()),
-            entry.latest.publishedAtMillis());
-      }
-    } catch (RuntimeException e) {
-      log.debug("lane ledger unavailable: {}", e.toString());
-      for (Watched entry : left) {
-        show(entry, entry.latest.status(), entry.latest.publishedAtMillis());
-      }
-    }
-  }
-
-  private static QuestionStatus place(
-      Watched entry, QuestionStatus published, LaneSnapshot snapshot) {
-    return QuestionStatus.waiting(
-            entry.workflowId, snapshot.position(), snapshot.etaSeconds(), published.intent())
-        .withDeadline(entry.deadline);
-  }
-
-  /**
-   * A lane's line changed: every watched question published as waiting for it gets its place, all
-   * of them from one ledger call; one no longer in it has had its call start.
-   */
-  private void refresh(String lane) {
-    lastRefresh.put(lane, System.currentTimeMillis());
-    Long noticed = lanesChanged.remove(lane);
-    long at = noticed == null ? System.currentTimeMillis() : noticed;
-    List<Watched> inLine = new ArrayList<>();
-    for (Watched entry : watched.values()) {
-      PublishedStatus latest = entry.latest;
-      if (latest != null
-          && latest.status().stage() == Stage.WAITING_IN_QUEUE
-          && (entry.lane == null || entry.lane.equals(lane))) {
-        inLine.add(entry);
-      }
-    }
-    if (inLine.isEmpty()) {
-      return;
-    }
-    Map<String, LaneSnapshot> places;
-    try {
-      places =
-          lanes.snapshotsIfWaiting(lane, inLine.stream().map(entry -> entry.workflowId).toList());
-    } catch (RuntimeException e) {
-      log.debug("lane {}: positions unavailable: {}", lane, e.toString());
-      return;
-    }
-    long now = System.currentTimeMillis();
-    for (Watched entry : inLine) {
-      LaneSnapshot snapshot = places.get(entry.workflowId);
-      QuestionStatus published = entry.latest.status();
-      if (snapshot != null) {
-        entry.lane = lane;
-        entry.heardAtMillis = now;
-        show(entry, place(entry, published, snapshot), at);
-      } else if (lane.equals(entry.lane)) {
-        entry.heardAtMillis = now;
-        show(entry, StatusReads.leftTheLine(published), at);
-      }
-    }
-  }
-
-  /** Tells the question's streams, when what they would show changed. */
-  private static void show(Watched entry, QuestionStatus status, long publishedAt) {
-    if (status.equals(entry.shown) || !movedEnough(entry.shown, status)) {
-      return;
-    }
-    entry.shown = status;
-    entry.shownPublishedAt = publishedAt;
-    for (StatusStreams.Watcher watcher : entry.watchers) {
-      watcher.deliver(status, publishedAt);
-    }
-  }
-
-  /**
-   * Whether a new place in the same line is news: it moved by a tenth of the place last shown (at
-   * least one), the accuracy a place promises ({@link LaneSnapshot#NEAR_FRONT}). A line of hundreds
-   * moves several places a second, and each step sent to every stream of every waiting question
-   * would be most of what an instance sends, for a difference nobody reads; near the front every
-   * step is shown.
-   */
-  static boolean movedEnough(QuestionStatus shown, QuestionStatus next) {
-    if (shown == null
-        || shown.stage() != Stage.WAITING_IN_QUEUE
-        || next.stage() != Stage.WAITING_IN_QUEUE
-        || shown.queuePosition() == null
-        || next.queuePosition() == null
-        || !java.util.Objects.equals(shown.deadline(), next.deadline())) {
-      return true;
-    }
-    int before = shown.queuePosition();
-    return Math.abs(next.queuePosition() - before) >= Math.max(1, before / PLACE_STEP_DIVISOR);
-  }
-
-  /** A place is shown again when it moved by at least 1/this of itself. */
-  static final int PLACE_STEP_DIVISOR = 10;
 
   /** The question's key read again; its streams poll while it has none to go by. */
-  private void reread(Watched entry) {
+  private void reread(WatchedQuestion entry) {
     entry.read = true;
     entry.heardAtMillis = System.currentTimeMillis();
     PublishedStatus latest;
@@ -485,7 +297,7 @@ class StatusHub implements StatusStore.Listener, StatusStreams.Feed {
         return;
       }
       long now = System.currentTimeMillis();
-      for (Watched entry : watched.values()) {
+      for (WatchedQuestion entry : watched.values()) {
         if (now - entry.heardAtMillis >= silence.toMillis()) {
           reread(entry);
         }

@@ -2,21 +2,11 @@ package dev.questionflow.api.question;
 
 import dev.questionflow.api.config.CsProperties;
 import dev.questionflow.api.security.Requester;
-import dev.questionflow.workflows.question.AnswerLevel;
 import dev.questionflow.workflows.question.QuestionStatus;
 import dev.questionflow.workflows.question.Stage;
 import jakarta.annotation.PreDestroy;
-import java.io.IOException;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.Objects;
-import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -25,7 +15,6 @@ import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.http.MediaType;
 import org.springframework.stereotype.Component;
 import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 import tools.jackson.databind.json.JsonMapper;
@@ -50,20 +39,8 @@ class StatusStreams {
   private final Function<String, QuestionStatus> statuses;
   private final Feed feed;
 
-  /** The app's JSON mapper (the same output as the status endpoint's). */
-  private JsonMapper json = JsonMapper.builder().build();
-
-  /**
-   * Statuses as JSON, the last few: a change goes to every stream of its question, written once.
-   */
-  private final Map<QuestionStatus, String> written =
-      java.util.Collections.synchronizedMap(
-          new LinkedHashMap<>(64, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<QuestionStatus, String> eldest) {
-              return size() > 1024;
-            }
-          });
+  /** The events it sends (status, answer, keep-alive). */
+  private final StatusEvents events;
 
   private final Duration timeout;
   private final Duration pollInterval;
@@ -121,15 +98,13 @@ class StatusStreams {
     Future<?> schedule(Runnable task, Duration delay);
   }
 
-  private final Scheduler scheduler;
+  private final StreamThreads threads;
   private final LongSupplier nanoTime;
-  private final ScheduledExecutorService poller;
 
   @Autowired
   StatusStreams(
       QuestionService questions, CsProperties properties, StatusHub hub, JsonMapper json) {
-    this(questions::status, hub, properties.api(), null, System::nanoTime);
-    this.json = json;
+    this(questions::status, hub, properties.api(), null, System::nanoTime, json);
   }
 
   /**
@@ -153,6 +128,19 @@ class StatusStreams {
       CsProperties.Api api,
       Scheduler scheduler,
       LongSupplier nanoTime) {
+    this(statuses, feed, api, scheduler, nanoTime, JsonMapper.builder().build());
+  }
+
+  /**
+   * @param json the app's JSON mapper (the same output as the status endpoint's)
+   */
+  private StatusStreams(
+      Function<String, QuestionStatus> statuses,
+      Feed feed,
+      CsProperties.Api api,
+      Scheduler scheduler,
+      LongSupplier nanoTime,
+      JsonMapper json) {
     this.statuses = statuses;
     this.feed = feed;
     this.timeout = api.sseTimeout();
@@ -161,60 +149,9 @@ class StatusStreams {
     this.caps = new StreamCaps(api);
     this.heartbeat = api.sseHeartbeat();
     this.nanoTime = nanoTime;
-    if (scheduler == null) {
-      ScheduledExecutorService pool =
-          Executors.newScheduledThreadPool(
-              2,
-              r -> {
-                Thread thread = new Thread(r, "sse-status-poller");
-                thread.setDaemon(true);
-                return thread;
-              });
-      this.poller = pool;
-      this.scheduler = (task, delay) -> pool.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
-      ExecutorService sending =
-          Executors.newFixedThreadPool(
-              SENDERS,
-              r -> {
-                Thread thread = new Thread(r, "sse-status-sender");
-                thread.setDaemon(true);
-                return thread;
-              });
-      this.sendingPool = sending;
-      this.senders = sending;
-      ExecutorService changes =
-          Executors.newFixedThreadPool(
-              2,
-              r -> {
-                Thread thread = new Thread(r, "sse-change-sender");
-                thread.setDaemon(true);
-                return thread;
-              });
-      this.changePool = changes;
-      this.changeSenders = changes;
-    } else {
-      this.poller = null;
-      this.scheduler = scheduler;
-      this.sendingPool = null;
-      this.senders = Runnable::run; // a test's deliveries are sent at once
-      this.changePool = null;
-      this.changeSenders = Runnable::run;
-    }
+    this.events = new StatusEvents(json, heartbeat, nanoTime);
+    this.threads = new StreamThreads(scheduler);
   }
-
-  /**
-   * Threads that send published changes: a write to a slow client blocks one of them, not the
-   * feed's thread and every other stream behind it.
-   */
-  static final int SENDERS = 4;
-
-  private final Executor senders;
-  private final ExecutorService sendingPool;
-
-  /** Threads that send stage changes and answers, ahead of the places queued for the others. */
-  private final Executor changeSenders;
-
-  private final ExecutorService changePool;
 
   /**
    * @param clientAddress the client's address for a web visitor's stream (capped per address too),
@@ -264,7 +201,7 @@ class StatusStreams {
     }
 
     synchronized void start(QuestionStatus first) {
-      if (publish(emitter, last, lastSent, first, null)) {
+      if (events.publish(emitter, last, lastSent, first, null)) {
         stop();
         return;
       }
@@ -280,13 +217,13 @@ class StatusStreams {
       try {
         if (!feed.covers(workflowId) && nanoTime.getAsLong() - nextPoll >= 0) {
           QuestionStatus status = statuses.apply(workflowId);
-          if (publish(emitter, last, lastSent, status, null)) {
+          if (events.publish(emitter, last, lastSent, status, null)) {
             stop();
             return;
           }
           nextPoll = nanoTime.getAsLong() + pollIntervalFor(status).toNanos();
         }
-        if (!heartbeatIfQuiet(emitter, lastSent)) {
+        if (!events.heartbeatIfQuiet(emitter, lastSent)) {
           stop();
           return;
         }
@@ -306,9 +243,9 @@ class StatusStreams {
       if (status.stage() != Stage.WAITING_IN_QUEUE) {
         // a stage change or an answer goes ahead of the places queued for other streams (a send
         // that finds nothing pending does nothing)
-        changeSenders.execute(this::sendPending);
+        threads.changeSenders.execute(this::sendPending);
       } else if (previous == null) {
-        senders.execute(this::sendPending);
+        threads.senders.execute(this::sendPending);
       }
     }
 
@@ -317,7 +254,8 @@ class StatusStreams {
       if (delivery == null || stopped.get()) {
         return;
       }
-      if (publish(emitter, last, lastSent, delivery.status(), delivery.publishedAtMillis())) {
+      if (events.publish(
+          emitter, last, lastSent, delivery.status(), delivery.publishedAtMillis())) {
         stop();
       }
     }
@@ -345,7 +283,7 @@ class StatusStreams {
       long delay = Math.max(1_000_000L, Math.min(untilPoll, untilHeartbeat)); // at least 1 ms
       long ofChain = ++chain;
       Future<?> previous =
-          next.getAndSet(scheduler.schedule(() -> run(ofChain), Duration.ofNanos(delay)));
+          next.getAndSet(threads.scheduler.schedule(() -> run(ofChain), Duration.ofNanos(delay)));
       if (previous != null) {
         previous.cancel(false);
       }
@@ -377,24 +315,6 @@ class StatusStreams {
   }
 
   /**
-   * A comment line when nothing was sent for a heartbeat interval; false when the client is gone.
-   */
-  private boolean heartbeatIfQuiet(SseEmitter emitter, AtomicLong lastSent) {
-    long now = nanoTime.getAsLong();
-    if (now - lastSent.get() < heartbeat.toNanos()) {
-      return true;
-    }
-    try {
-      emitter.send(SseEmitter.event().comment("keep-alive"));
-      lastSent.set(now);
-      return true;
-    } catch (IOException e) {
-      emitter.completeWithError(e);
-      return false;
-    }
-  }
-
-  /**
    * The status a new stream of the question starts from without a read, when this instance's other
    * streams of it are shown its published changes; else null (read it).
    */
@@ -407,76 +327,8 @@ class StatusStreams {
     return caps.open();
   }
 
-  /**
-   * Sends the status if it changed; returns true once the stream is finished.
-   *
-   * @param publishedAtMillis when a published change was published (a comment line of the event:
-   *     EventSource clients ignore it, a client measuring delays reads it), null for a read
-   */
-  private boolean publish(
-      SseEmitter emitter,
-      AtomicReference<QuestionStatus> last,
-      AtomicLong lastSent,
-      QuestionStatus status,
-      Long publishedAtMillis) {
-    if (Objects.equals(last.getAndSet(status), status)) {
-      return false;
-    }
-    lastSent.set(nanoTime.getAsLong());
-    try {
-      SseEmitter.SseEventBuilder event = SseEmitter.event();
-      if (publishedAtMillis != null) {
-        event.comment("published " + publishedAtMillis);
-      }
-      // a String is written as it is (the JSON is the one the status endpoint writes)
-      emitter.send(
-          event
-              .name("status")
-              .data(
-                  written.computeIfAbsent(status, json::writeValueAsString),
-                  MediaType.APPLICATION_JSON));
-      boolean answered =
-          status.stage() == Stage.ANSWERED
-              && status.answer() != null
-              && status.answer().level() != AnswerLevel.TICKET;
-      if (answered && (status.upgrading() || isFinal(status))) {
-        emitter.send(
-            SseEmitter.event().name("answer").data(status.answer(), MediaType.APPLICATION_JSON));
-      }
-      if (isFinal(status)) {
-        emitter.complete();
-        return true;
-      }
-      if (status.stage() == Stage.FAILED) {
-        emitter.complete();
-        return true;
-      }
-      return false;
-    } catch (IOException e) {
-      emitter.completeWithError(e); // the client went away
-      return true;
-    }
-  }
-
-  /**
-   * TICKETED is not final: a person's reply may still come and end the stream; nor is a quick
-   * answer while its upgrade is expected.
-   */
-  static boolean isFinal(QuestionStatus status) {
-    return status.stage() == Stage.ANSWERED
-        && status.answer() != null
-        && status.answer().level() != AnswerLevel.TICKET
-        && !status.upgrading();
-  }
-
   @PreDestroy
   void shutdown() {
-    if (poller != null) {
-      poller.shutdownNow();
-    }
-    if (sendingPool != null) {
-      sendingPool.shutdownNow();
-      changePool.shutdownNow();
-    }
+    threads.shutdown();
   }
 }

@@ -15,7 +15,6 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -81,18 +80,11 @@ public class AccessLimiter implements AutoCloseable {
   private final Map<Kind, String> keyPrefixes = new EnumMap<>(Kind.class);
   private final Map<Kind, Counter> rejected = new EnumMap<>(Kind.class);
   private final Counter queued;
-  private final Counter fallbacks;
-  private final long retryIntervalNanos;
-  private final long logIntervalNanos;
   private final boolean failedAuthOn;
   private final long nanosPerFailedAuth;
 
-  /** System.nanoTime() before which Redis is not tried again after a failure. */
-  private final AtomicLong redisRetryAt = new AtomicLong(System.nanoTime());
-
-  private final AtomicLong nextFallbackLogAt = new AtomicLong(System.nanoTime());
-  private final AtomicLong unloggedFallbacks = new AtomicLong();
-  private volatile boolean redisFailing;
+  /** Redis's failures: when it is tried again, the fallbacks counted and logged. */
+  private final RedisFallback fallback;
 
   /**
    * @param redis buckets in Redis, or null for per-instance limits
@@ -106,8 +98,6 @@ public class AccessLimiter implements AutoCloseable {
     this.properties = properties;
     this.redis = redis;
     this.local = new LocalBuckets(clock, properties.localMaxKeys());
-    this.retryIntervalNanos = properties.redisRetryInterval().toNanos();
-    this.logIntervalNanos = properties.fallbackLogInterval().toNanos();
     limits.put(Kind.USER, properties.perUser());
     limits.put(Kind.IP, properties.perIp());
     limits.put(Kind.GLOBAL, properties.global());
@@ -178,11 +168,7 @@ public class AccessLimiter implements AutoCloseable {
             .description(
                 "Questions accepted over the global access limit (they wait in the model lane's queue)")
             .register(meters);
-    this.fallbacks =
-        Counter.builder(FALLBACK_METRIC)
-            .description(
-                "Requests whose access limits were decided by per-instance buckets because Redis failed")
-            .register(meters);
+    this.fallback = new RedisFallback(redis, properties, meters);
     Gauge.builder(DISTRIBUTED_GAUGE, this, l -> l.distributed() ? 1 : 0)
         .description("1 = access limits shared through Redis, 0 = per instance")
         .strongReference(true)
@@ -323,7 +309,7 @@ public class AccessLimiter implements AutoCloseable {
 
   /** True while the buckets are shared through Redis (configured, connected and not failing). */
   public boolean distributed() {
-    return redis != null && redis.connected() && !redisFailing;
+    return redis != null && redis.connected() && !fallback.failing();
   }
 
   /** Tokens left in a user's bucket (tests and diagnostics); reads Redis when shared. */
@@ -344,7 +330,7 @@ public class AccessLimiter implements AutoCloseable {
    * One admit() call: uses Redis until it fails, then local buckets for the rest of the request.
    */
   private final class Request {
-    private boolean remote = redis != null && System.nanoTime() - redisRetryAt.get() >= 0;
+    private boolean remote = redis != null && fallback.retryDue();
     private boolean fellBack = redis != null && !remote;
 
     ConsumptionProbe consume(Kind kind, String id) {
@@ -353,12 +339,12 @@ public class AccessLimiter implements AutoCloseable {
       if (remote) {
         try {
           ConsumptionProbe probe = redis.tryConsume(key, configuration);
-          redisSucceeded();
+          fallback.redisSucceeded();
           return probe;
         } catch (RuntimeException e) {
           remote = false;
           fellBack = true;
-          redisFailed(e);
+          fallback.redisFailed(e);
         }
       }
       return local.tryConsume(key, configuration);
@@ -370,51 +356,9 @@ public class AccessLimiter implements AutoCloseable {
 
     void done() {
       if (fellBack) {
-        fallbacks.increment();
-        unloggedFallbacks.incrementAndGet();
-        logFallback(null);
+        fallback.fellBack();
       }
     }
-  }
-
-  private void redisSucceeded() {
-    if (redisFailing) {
-      redisFailing = false;
-      log.info("access limits: Redis answers again, limits are shared by all instances");
-    }
-  }
-
-  private void redisFailed(RuntimeException e) {
-    redisFailing = true;
-    redisRetryAt.set(System.nanoTime() + retryIntervalNanos);
-    redis.failed();
-    logFallback(e);
-  }
-
-  /**
-   * At most one WARN per fallback-log-interval, with the number of fallbacks since the last one.
-   */
-  private void logFallback(RuntimeException cause) {
-    long now = System.nanoTime();
-    long next = nextFallbackLogAt.get();
-    if (now - next < 0 || !nextFallbackLogAt.compareAndSet(next, now + logIntervalNanos)) {
-      return;
-    }
-    long count = unloggedFallbacks.getAndSet(0);
-    String reason =
-        cause == null
-            ? "Redis unavailable"
-            : cause.getClass().getSimpleName() + ": " + cause.getMessage();
-    log.warn(
-        "access limits: Redis failed ({}); deciding with per-instance buckets (limits hold per instance only), Redis"
-            + " tried again in {} ms{}",
-        reason,
-        retryIntervalNanos / 1_000_000,
-        count == 0
-            ? ""
-            : "; "
-                + count
-                + " request(s) fell back since the previous message (cs_ratelimit_fallback_total)");
   }
 
   @Override

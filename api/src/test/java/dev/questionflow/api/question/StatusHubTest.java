@@ -403,19 +403,24 @@ class StatusHubTest {
   @Test
   void aPlaceIsShownAgainWhenItMovedByATenthOfItselfAndEveryStepNearTheFront() {
     QuestionStatus at100 = QuestionStatus.waiting("q-1", 100, 20, "card_arrival");
-    assertThat(StatusHub.movedEnough(at100, QuestionStatus.waiting("q-1", 95, 19, "card_arrival")))
+    assertThat(
+            WatchedQuestion.movedEnough(
+                at100, QuestionStatus.waiting("q-1", 95, 19, "card_arrival")))
         .isFalse();
-    assertThat(StatusHub.movedEnough(at100, QuestionStatus.waiting("q-1", 90, 18, "card_arrival")))
+    assertThat(
+            WatchedQuestion.movedEnough(
+                at100, QuestionStatus.waiting("q-1", 90, 18, "card_arrival")))
         .isTrue();
     QuestionStatus at5 = QuestionStatus.waiting("q-1", 5, 1, "card_arrival");
-    assertThat(StatusHub.movedEnough(at5, QuestionStatus.waiting("q-1", 4, 1, "card_arrival")))
+    assertThat(
+            WatchedQuestion.movedEnough(at5, QuestionStatus.waiting("q-1", 4, 1, "card_arrival")))
         .isTrue();
     assertThat(
-            StatusHub.movedEnough(
+            WatchedQuestion.movedEnough(
                 at100,
                 new QuestionStatus("q-1", Stage.PROCESSING, null, null, "card_arrival", null)))
         .as("a change of stage")
         .isTrue();
-    assertThat(StatusHub.movedEnough(null, at100)).isTrue();
+    assertThat(WatchedQuestion.movedEnough(null, at100)).isTrue();
   }
 }
