@@ -187,12 +187,16 @@ public final class Calibrator {
                 outOfScope.size()));
     if (!options.split().isEmpty()) {
       out.append(
-          String.format(
-              Locale.ROOT,
-              "# out-of-scope training questions (%d of them the pack's own out-of-scope examples: a"
-                  + " fifth asked, the rest kept in the index); the held-out files are only for"
-                  + " bin/faq eval. Figures on the split:%n",
-              exampleCount()));
+          exampleCount() == 0
+              ? String.format(
+                  "# out-of-scope training questions; the held-out files are only for bin/faq eval."
+                      + " Figures on the split:%n")
+              : String.format(
+                  Locale.ROOT,
+                  "# out-of-scope training questions (%d of them the pack's own out-of-scope"
+                      + " examples: a fifth asked, the rest kept in the index); the held-out files"
+                      + " are only for bin/faq eval. Figures on the split:%n",
+                  exampleCount()));
     } else {
       out.append(
           exampleCount() == 0

@@ -3,7 +3,6 @@ package dev.questionflow.faq;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.questionflow.faq.FaqEvaluation.LabeledQuestion;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -11,27 +10,29 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The calibration side that {@code bin/faq tune} (faq-index/tune/tune.py) keeps out of the
- * encoder's tuning: {@code packs/banking77/eval/tune-heldout.tsv}, 20 % of the pack's phrasings
+ * encoder's tuning: {@code packs/<pack>/eval/tune-heldout.tsv}, 20 % of the pack's phrasings
  * without the validation file, stratified by entry. Checked here without Python: no validation
  * question is in it (not even in another case), each line is a phrasing of the entry it is labelled
  * with, and each entry gives about a fifth of its phrasings.
  */
 class TuneSplitFileTest {
 
-  static final Path HELDOUT = Path.of("packs", "banking77", "eval", "tune-heldout.tsv");
-  static final Path VALIDATION = Path.of("eval", "banking77-validation.tsv");
-
-  @Test
-  void heldOutSideIsPhrasingsOfTheRightEntryWithoutAnyValidationQuestion() {
-    Assumptions.assumeTrue(Files.isRegularFile(HELDOUT), "no tune split written yet");
-    FaqPack pack = FaqPacks.loadFromClasspath("banking77");
-    List<LabeledQuestion> validation = FaqEvaluation.readLabeled(VALIDATION);
-    List<LabeledQuestion> heldOut = FaqEvaluation.readLabeled(HELDOUT);
+  @ParameterizedTest
+  @CsvSource({
+    "banking77, eval/banking77-validation.tsv",
+    "ecommerce-zh, packs/ecommerce-zh/eval/paraphrases.tsv"
+  })
+  void heldOutSideIsPhrasingsOfTheRightEntryWithoutAnyValidationQuestion(
+      String packId, String validationFile) {
+    FaqPack pack = FaqPacks.loadFromClasspath(packId);
+    List<LabeledQuestion> validation = FaqEvaluation.readLabeled(Path.of(validationFile));
+    List<LabeledQuestion> heldOut =
+        FaqEvaluation.readLabeled(Path.of("packs", packId, "eval", "tune-heldout.tsv"));
 
     Set<String> validationTexts = new HashSet<>();
     validation.forEach(q -> validationTexts.add(lower(q.text())));
