@@ -381,47 +381,63 @@ class OrtEmbedder:
 # ---------------------------------------------------------------------------------------------- tuning
 
 
-def make_batches(train: list[tuple[str, str]], batch: int, rng: random.Random):
-    """One epoch: each tuning phrasing is the anchor once, its positive another phrasing of its entry."""
+def make_batches(train: list[tuple[str, str]], batch: int, rng: random.Random, negatives=None):
+    """One epoch: each tuning phrasing is the anchor once, its positive another phrasing of its entry, and with
+    hard negatives one of its nearest phrasings of another entry."""
     by_entry: dict[str, list[str]] = {}
     for t, fid in train:
         by_entry.setdefault(fid, []).append(t)
     pairs = []
-    for t, fid in train:
+    for i, (t, fid) in enumerate(train):
         others = by_entry[fid]
         if len(others) < 2:
             continue
         p = t
         while p == t:
             p = rng.choice(others)
-        pairs.append((t, p, fid))
+        pairs.append((t, p, fid) + (rng.choice(negatives[i]) if negatives else ()))
     rng.shuffle(pairs)
     return [pairs[i : i + batch] for i in range(0, len(pairs), batch) if len(pairs[i : i + batch]) >= 2]
 
 
-def mnrl_loss(a, p, labels, scale: float):
-    """Symmetric multiple-negatives ranking loss; other pairs of the same entry are not negatives."""
+def hard_negatives(base_vecs, train, top: int) -> list[list[tuple[str, str]]]:
+    """For each tuning phrasing, its `top` nearest phrasings of other entries under the base encoder: the entries
+    the matcher confuses it with. Mined once, before tuning."""
+    v = base_vecs.numpy()
+    labels = np.array([fid for _, fid in train])
+    out = []
+    for s in range(0, len(train), 512):
+        sims = v[s : s + 512] @ v.T
+        sims[labels[s : s + 512, None] == labels[None, :]] = -np.inf
+        nearest = np.argpartition(-sims, top, axis=1)[:, :top]
+        out.extend([train[j] for j in row] for row in nearest)
+    return out
+
+
+def mnrl_loss(a, p, labels, scale: float, n=None, n_labels=()):
+    """Symmetric multiple-negatives ranking loss; other pairs of the same entry are not negatives. Hard
+    negatives, when given, are extra candidates for the anchors."""
     import torch
 
-    sim = a @ p.T * scale
+    cand = p if n is None else torch.cat([p, n])
     lab = torch.tensor([hash(x) for x in labels])
-    same = (lab[:, None] == lab[None, :]) & ~torch.eye(len(labels), dtype=torch.bool)
-    sim = sim.masked_fill(same, float("-inf"))
+    cand_lab = torch.tensor([hash(x) for x in list(labels) + list(n_labels)])
+    same = lab[:, None] == cand_lab[None, :]
+    same[torch.arange(len(labels)), torch.arange(len(labels))] = False
+    sim = (a @ cand.T * scale).masked_fill(same, float("-inf"))
     target = torch.arange(len(labels))
     f = torch.nn.functional.cross_entropy
-    return (f(sim, target) + f(sim.T, target)) / 2
+    return (f(sim, target) + f(sim[:, : len(labels)].T, target)) / 2
 
 
-def entry_proxies(bert, encoder: Encoder, train):
+def entry_proxies(base_vecs, train):
     """One learnable proxy per entry, started at the mean of its tuning phrasings' base embeddings."""
     import torch
 
     ids = sorted({fid for _, fid in train})
-    with torch.no_grad():
-        vecs = torch_embed(bert, encoder, [t for t, _ in train])
     col = {fid: i for i, fid in enumerate(ids)}
-    sums = torch.zeros(len(ids), vecs.shape[1])
-    sums.index_add_(0, torch.tensor([col[fid] for _, fid in train]), vecs)
+    sums = torch.zeros(len(ids), base_vecs.shape[1])
+    sums.index_add_(0, torch.tensor([col[fid] for _, fid in train]), base_vecs)
     return col, torch.nn.Parameter(torch.nn.functional.normalize(sums, dim=-1))
 
 
@@ -437,8 +453,16 @@ def proxy_loss(emb, labels, col, proxies, scale: float, smoothing: float):
 def tune(bert, encoder: Encoder, train, args) -> dict:
     import torch
 
+    base_vecs, negatives = None, None
+    if args.proxy_weight > 0 or args.hard_negatives > 0:
+        with torch.no_grad():
+            base_vecs = torch_embed(bert, encoder, [t for t, _ in train])
+    if args.hard_negatives > 0:
+        negatives = hard_negatives(base_vecs, train, args.hard_negatives)
+        log(f"hard negatives: the {args.hard_negatives} nearest phrasings of other entries for each of {len(train)} "
+            "tuning phrasings (base encoder), one drawn per pair and epoch")
     rng = random.Random(args.seed)
-    epochs_batches = [make_batches(train, args.batch, rng) for _ in range(args.epochs)]
+    epochs_batches = [make_batches(train, args.batch, rng, negatives) for _ in range(args.epochs)]
     steps = sum(len(b) for b in epochs_batches)
     if args.max_steps:
         steps = min(steps, args.max_steps)
@@ -453,7 +477,7 @@ def tune(bert, encoder: Encoder, train, args) -> dict:
     groups = [{"params": trainable, "lr": args.lr, "weight_decay": 0.01}]
     col, proxies = None, None
     if args.proxy_weight > 0:
-        col, proxies = entry_proxies(bert, encoder, train)
+        col, proxies = entry_proxies(base_vecs, train)
         groups.append({"params": [proxies], "lr": args.proxy_lr, "weight_decay": 0.0})
         log(f"proxies: {len(col)} entries, weight {args.proxy_weight}, scale {args.proxy_scale}, lr {args.proxy_lr}, "
             f"label smoothing {args.proxy_smoothing}")
@@ -477,11 +501,14 @@ def tune(bert, encoder: Encoder, train, args) -> dict:
             anchors = [x[0] for x in b]
             positives = [x[1] for x in b]
             labels = [x[2] for x in b]
-            emb = torch_embed(bert, encoder, anchors + positives)
-            loss = mnrl_loss(emb[: len(b)], emb[len(b) :], labels, args.scale)
+            neg_texts = [x[3] for x in b] if negatives else []
+            neg_labels = [x[4] for x in b] if negatives else []
+            emb = torch_embed(bert, encoder, anchors + positives + neg_texts)
+            n = len(b)
+            loss = mnrl_loss(emb[:n], emb[n : 2 * n], labels, args.scale, emb[2 * n :] if negatives else None, neg_labels)
             if proxies is not None:
-                loss = loss + args.proxy_weight * proxy_loss(emb, labels + labels, col, proxies, args.proxy_scale,
-                                                             args.proxy_smoothing)
+                loss = loss + args.proxy_weight * proxy_loss(emb, labels + labels + neg_labels, col, proxies,
+                                                             args.proxy_scale, args.proxy_smoothing)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(trainable, 1.0)
             opt.step()
@@ -614,6 +641,8 @@ def main() -> None:
     ap.add_argument("--proxy-scale", type=float, default=30.0)
     ap.add_argument("--proxy-lr", type=float, default=1e-3)
     ap.add_argument("--proxy-smoothing", type=float, default=0.1)
+    ap.add_argument("--hard-negatives", type=int, default=0,
+                    help="add to each pair one of its phrasing's N nearest phrasings of other entries (0: none)")
     ap.add_argument("--train-max-tokens", type=int, default=48)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--knn-k", type=int, default=10)
@@ -740,9 +769,10 @@ def main() -> None:
             "versions": versions(),
             "seed": args.seed,
             "hyperparameters": {k: getattr(args, k) for k in ("epochs", "max_steps", "batch", "freeze_layers", "lr", "warmup", "scale",
-                                                              "proxy_weight", "proxy_scale", "proxy_lr", "proxy_smoothing",
+                                                              "proxy_weight", "proxy_scale", "proxy_lr", "proxy_smoothing", "hard_negatives",
                                                               "train_max_tokens", "heldout_fraction", "threads")},
             "loss": "symmetric multiple-negatives ranking loss over pairs of phrasings of the same entry, same-entry in-batch negatives masked"
+                    + (f", each pair with one of its anchor's {args.hard_negatives} nearest phrasings of other entries (base encoder) as a hard negative" if args.hard_negatives > 0 else "")
                     + (f" + {args.proxy_weight} x normalised-softmax loss against one learnable proxy per entry" if args.proxy_weight > 0 else ""),
             "base": {"jar": jar.name if jar else None, "onnx_sha256": sha256_file(base_onnx),
                      "tokenizer_sha256": sha256_file(tok_json), "quantized_jar_model": base_q_id},

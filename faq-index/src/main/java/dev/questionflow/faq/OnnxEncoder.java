@@ -72,15 +72,18 @@ final class OnnxEncoder implements Embedder {
     this.model = model;
     this.id = id;
     ClassLoader cl = FaqEmbeddingModel.class.getClassLoader();
-    try (InputStream onnx = cl.getResourceAsStream(model.resource() + ".onnx");
-        InputStream tok = cl.getResourceAsStream(model.resource() + "-tokenizer.json")) {
-      if (onnx == null || tok == null) {
+    // a pack's weights need only the base's tokenizer: the base .onnx is not read then
+    String tokName = model.resource() + "-tokenizer.json";
+    String onnxName = model.resource() + ".onnx";
+    try (InputStream tok = cl.getResourceAsStream(tokName);
+        InputStream onnx = weights == null ? cl.getResourceAsStream(onnxName) : null) {
+      if (tok == null || (weights == null && onnx == null)) {
         throw new IllegalStateException(
             "Embedding model "
                 + model.id()
                 + " not on the classpath (no "
-                + model.resource()
-                + ".onnx; add the langchain4j-embeddings jar of the model)");
+                + (tok == null ? tokName : onnxName)
+                + "; add the langchain4j-embeddings jar of the model)");
       }
       this.tokenizer =
           HuggingFaceTokenizer.newInstance(

@@ -9,8 +9,9 @@ import org.junit.jupiter.api.Test;
  * and the pack's calibration, built without the validation split ({@link Datasets#banking77Unseen},
  * as {@code bin/faq eval} does), evaluated on it and on CLINC150 {@code oos_val}. The calibration
  * was chosen by k-fold cross-validation on the training side and {@code oos_train} ({@link
- * Calibrator}); the validation split and {@code oos_val} play no part in it. Skipped when {@code
- * shared/datasets} is absent.
+ * Calibrator}); the validation split and {@code oos_val} play no part in it. The floors are the
+ * measure issue 31's closing note proposes: what an encoder of bge-small's size reaches on
+ * BANKING77 (faq-index/tune/README.md, "What the four runs say").
  */
 class SemanticCalibrationTest {
 
@@ -32,12 +33,12 @@ class SemanticCalibrationTest {
     assertThat(heldOut.accuracy()).as("top-1 accuracy").isGreaterThanOrEqualTo(TARGET_ACCURACY);
     assertThat(heldOut.answerRate()).as("in-scope answer rate").isGreaterThanOrEqualTo(0.99);
     // measured with the k-fold calibration: top-1 93.23 %, answered 99.30 %, oos_val 100 %
-    assertThat(heldOut.oosAbstention()).as("oos_val abstention").isGreaterThanOrEqualTo(0.97);
+    assertThat(heldOut.oosAbstention()).as("oos_val abstention").isGreaterThanOrEqualTo(0.98);
   }
 
   /**
-   * A floor below the measured 93.23 %; issue 16's goal, 94.5 % on the official test split, is not
-   * met yet.
+   * A floor below the measured 93.23 %: bge-small embeddings with a linear head reach about 93 % on
+   * BANKING77's test split. Issue 31's 94.5 % was not reached by three tuned encoders.
    */
   static final double TARGET_ACCURACY = 0.93;
 }
