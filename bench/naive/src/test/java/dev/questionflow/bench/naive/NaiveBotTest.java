@@ -73,7 +73,10 @@ class NaiveBotTest {
             "--server.port=0",
             "--server.address=127.0.0.1",
             "--naive.llm.base-url=http://127.0.0.1:" + stub.getAddress().getPort() + "/v1",
-            "--naive.llm.model=stub");
+            "--naive.llm.model=stub",
+            // the stored indexes api's tests and bin/image build, reused by fingerprint: built in
+            // memory here they cost ~3.5 min of embedding on a 2-core machine
+            "--naive.faq.index-dir=../../data/faq-index");
     baseUrl = "http://127.0.0.1:" + ((WebServerApplicationContext) app).getWebServer().getPort();
   }
 
