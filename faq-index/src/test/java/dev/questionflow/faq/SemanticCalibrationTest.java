@@ -32,13 +32,14 @@ class SemanticCalibrationTest {
 
     assertThat(heldOut.accuracy()).as("top-1 accuracy").isGreaterThanOrEqualTo(TARGET_ACCURACY);
     assertThat(heldOut.answerRate()).as("in-scope answer rate").isGreaterThanOrEqualTo(0.99);
-    // measured with the k-fold calibration: top-1 93.23 %, answered 99.30 %, oos_val 100 %
+    // with the k-fold calibration, bin/faq eval measured top-1 93.23 %, answered 99.30 %, oos_val
+    // 100 %; this test's index (from train.csv) 93.13 %, 99.20 %, 100 % (7 December 2026)
     assertThat(heldOut.oosAbstention()).as("oos_val abstention").isGreaterThanOrEqualTo(0.98);
   }
 
   /**
-   * A floor below the measured 93.23 %: bge-small embeddings with a linear head reach about 93 % on
-   * BANKING77's test split. Issue 31's 94.5 % was not reached by three tuned encoders.
+   * A floor below the measured 93.13-93.23 %: bge-small embeddings with a linear head reach about
+   * 93 % on BANKING77's test split. Issue 31's 94.5 % was not reached by three tuned encoders.
    */
   static final double TARGET_ACCURACY = 0.93;
 }
